@@ -45,6 +45,8 @@ type FinishInfo struct {
 	// Context is the context given to Meter.Start (context.Background for
 	// Meter.StartAt), e.g. to find the caller's trace span.
 	Context context.Context
+	// Request describes the request, as given to Meter.Start.
+	Request RequestInfo
 	Result  Result
 }
 

@@ -43,6 +43,7 @@ type textCounter struct {
 	kind     Kind
 	counter  tokenize.StreamCounter
 	credited int
+	pooled   bool // from the meter's pool: returned to it at the end
 }
 
 // Recorder measures one request: the low-level API under every stream
@@ -105,6 +106,8 @@ type Recorder struct {
 	inbandErr      error
 
 	chunkGap, tokenGap, perChunk *stats.Sketch
+	sketches                     *sketchSet // pooled storage of the three above
+	pooled                       bool       // set by newCounter when the counter came from a pool
 	sample                       pendingSample
 	perc                         perceive.Tracker
 
@@ -251,7 +254,9 @@ func (r *Recorder) counter(choice, sub int32, kind Kind) *textCounter {
 	} else {
 		sc = r.newCounter()
 	}
-	r.counters = append(r.counters, textCounter{choice: choice, sub: sub, kind: kind, counter: sc})
+	pooled := r.pooled
+	r.pooled = false
+	r.counters = append(r.counters, textCounter{choice: choice, sub: sub, kind: kind, counter: sc, pooled: pooled})
 	r.last = len(r.counters) - 1
 	return &r.counters[r.last]
 }
@@ -273,11 +278,12 @@ func (r *Recorder) newCounter() tokenize.StreamCounter {
 	if enc == "" {
 		enc, exact = tokenize.EncodingForModel(model)
 	}
-	c, err := tokenize.NewCounter(enc)
+	c, err := getCounter(enc)
 	if err != nil {
 		r.setBasis(BasisEstimate, "")
 		return tokenize.NewEstimator(0)
 	}
+	r.pooled = true
 	if exact {
 		r.setBasis(BasisExact, enc)
 	} else {
@@ -367,7 +373,8 @@ func (r *Recorder) commit() {
 		r.ttft = at
 		r.firstChunkTokens = k
 		r.lastCreditedAt = at
-		r.chunkGap, r.tokenGap, r.perChunk = stats.NewSketch(), stats.NewSketch(), stats.NewSketch()
+		r.sketches = getSketches()
+		r.chunkGap, r.tokenGap, r.perChunk = &r.sketches.chunkGap, &r.sketches.tokenGap, &r.sketches.perChunk
 		r.sample = pendingSample{ok: true, first: true, k: k}
 	} else {
 		gap = at - r.lastOutputAt
@@ -542,8 +549,9 @@ func (r *Recorder) end(at time.Time, err error) {
 	r.result = r.build(end, err)
 	r.m.finished.Add(1)
 	r.m.record(&r.result, r)
+	r.release()
 	for _, f := range r.m.cfg.hooks.finish {
-		call(r.m, f, FinishInfo{Context: r.ctx, Result: r.result})
+		call(r.m, f, FinishInfo{Context: r.ctx, Request: r.info, Result: r.result})
 	}
 }
 

@@ -18,9 +18,10 @@ type Iterator[T any] interface {
 // Extractor tells the Recorder what one chunk carries, by calling its
 // Content, Refusal, ToolCall, Reasoning, SetUsage, SetResponseModel and
 // FinishReason methods. It runs on the goroutine that consumes the stream,
-// between the chunk's arrival and its return to the caller. It must not
-// modify the chunk.
-type Extractor[T any] func(rec *Recorder, chunk T)
+// between the chunk's arrival and its return to the caller. It receives a
+// pointer so that large chunk types are not copied (openai-go's Responses
+// event is over 10 KB); it must not modify the chunk.
+type Extractor[T any] func(rec *Recorder, chunk *T)
 
 // Stream is a metered Iterator: a drop-in replacement for the stream it
 // wraps, with the same Next/Current/Err/Close methods, that passes every
@@ -64,7 +65,7 @@ func (s *Stream[T]) Next() bool {
 	s.cur = s.inner.Current()
 	s.rec.Chunk(s.rec.Now())
 	if s.extract != nil {
-		s.extract(s.rec, s.cur)
+		s.extract(s.rec, &s.cur)
 	}
 	s.rec.EndChunk()
 	return true
@@ -116,7 +117,7 @@ func Seq[T any](rec *Recorder, seq iter.Seq2[T, error], extract Extractor[T]) it
 			}
 			rec.Chunk(rec.Now())
 			if extract != nil {
-				extract(rec, v)
+				extract(rec, &v)
 			}
 			rec.EndChunk()
 			if !yield(v, nil) {

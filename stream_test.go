@@ -38,7 +38,8 @@ func (s *sliceIter) Err() error {
 }
 func (s *sliceIter) Close() error { s.closed++; return nil }
 
-func extractText(rec *tpsmeter.Recorder, c string) {
+func extractText(rec *tpsmeter.Recorder, p *string) {
+	c := *p
 	rec.Content(0, c)
 	if c == "" {
 		rec.FinishReason(0, "stop")

@@ -35,7 +35,7 @@ type shard struct {
 
 // sketchSize is unsafe.Sizeof(Sketch{}) on 64-bit platforms; a test checks it.
 const (
-	sketchSize = 128
+	sketchSize = 136
 	shardPad   = 128 - (8+sketchSize)%128
 )
 

@@ -73,6 +73,11 @@ type Sketch struct {
 	// growing; an index outside calls refit. See refit.
 	posLo, posHi, negLo, negHi int
 
+	// reused is set by Reset: a sketch that is reset and filled again (a
+	// pooled per-stream sketch) keeps its bin arrays instead of refitting
+	// them, trading the tight fit for no allocation on reuse.
+	reused bool
+
 	count   int64
 	dropped int64
 	sum     float64
@@ -145,6 +150,12 @@ func (s *Sketch) refit(neg, compact bool) {
 	st, lo, hi := s.pos, &s.posLo, &s.posHi
 	if neg {
 		st, lo, hi = s.neg, &s.negLo, &s.negHi
+	}
+	if s.reused {
+		// A Reset sketch is being reused: keep the arrays it already has and
+		// let the store grow in place, so reuse does not allocate.
+		*lo, *hi = math.MinInt, math.MaxInt
+		return
 	}
 	limit := maxBinsFor(s.accuracy)
 	if limit > 4*MaxBins {
@@ -367,6 +378,7 @@ func (s *Sketch) Merge(o *Sketch) error {
 func (s *Sketch) Reset() {
 	if s.dd != nil {
 		s.dd.Clear()
+		s.reused = true
 		s.refitAll(false)
 	}
 	s.count, s.dropped = 0, 0

@@ -390,3 +390,28 @@ func TestAddNEqualsRepeatedAdd(t *testing.T) {
 		}
 	}
 }
+
+// TestResetSketchReusesItsBins: a sketch that is Reset and filled again
+// with values in the range it held before (a pooled per-stream sketch)
+// does not allocate.
+func TestResetSketchReusesItsBins(t *testing.T) {
+	s := stats.NewSketch()
+	fill := func() {
+		for i := 1; i <= 500; i++ {
+			s.Add(float64(i) * 1e-4) // 0.1 ms .. 50 ms
+		}
+	}
+	fill()
+	s.Reset()
+	fill()
+	allocs := testing.AllocsPerRun(20, func() {
+		s.Reset()
+		fill()
+	})
+	if allocs != 0 {
+		t.Errorf("Reset and refill allocated %v times, want 0", allocs)
+	}
+	if s.Count() != 500 || s.Min() != 1e-4 {
+		t.Errorf("after reuse: count %d min %v", s.Count(), s.Min())
+	}
+}

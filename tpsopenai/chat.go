@@ -39,7 +39,7 @@ func WrapChat(rec *tpsmeter.Recorder, s *ssestream.Stream[openai.ChatCompletionC
 }
 
 // ExtractChat is the Extractor for Chat Completions chunks.
-func ExtractChat(rec *tpsmeter.Recorder, c openai.ChatCompletionChunk) {
+func ExtractChat(rec *tpsmeter.Recorder, c *openai.ChatCompletionChunk) {
 	rec.SetResponseModel(c.Model)
 	for i := range c.Choices {
 		ch := &c.Choices[i]

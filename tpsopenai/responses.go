@@ -46,7 +46,7 @@ func (e *EventError) Error() string {
 
 // ExtractResponses is the Extractor for Responses API events. Texts are
 // counted per output item and content part (output_index, content_index).
-func ExtractResponses(rec *tpsmeter.Recorder, ev responses.ResponseStreamEventUnion) {
+func ExtractResponses(rec *tpsmeter.Recorder, ev *responses.ResponseStreamEventUnion) {
 	sub := int(ev.OutputIndex)<<8 | int(ev.ContentIndex&0xff)
 	switch ev.Type {
 	case "response.output_text.delta":
