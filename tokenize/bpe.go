@@ -8,13 +8,13 @@ package tokenize
 
 // smallPiece is the longest piece merged by the simple quadratic loop; longer
 // pieces use a heap (O(n log n)).
-const smallPiece = 48
+const smallPiece = 16
 
 // bpeScratch holds reusable buffers for merging long pieces.
 type bpeScratch struct {
-	next, prev []int32
-	rank       []uint32
-	heap, pos  []int32
+	next, prev, pos []int32
+	rank            []uint32
+	heap            []uint64
 }
 
 // maxKeptScratch bounds the scratch a Counter keeps across Reset, in bytes
@@ -108,7 +108,7 @@ func (t *rankTable) mergeSmall(piece []byte, starts *[]int32) int {
 // mergeLarge merges a piece of any length in O(n log n). Each part whose
 // pair with the next part is a token sits in an indexed min-heap keyed by
 // (rank, position), which yields exactly the pair the simple loop would
-// pick: the lowest rank, leftmost first. It uses 20 bytes of scratch per
+// pick: the lowest rank, leftmost first. It uses 24 bytes of scratch per
 // byte of piece.
 func (t *rankTable) mergeLarge(piece []byte, sc *bpeScratch, starts *[]int32) int {
 	n := len(piece)
@@ -116,11 +116,11 @@ func (t *rankTable) mergeLarge(piece []byte, sc *bpeScratch, starts *[]int32) in
 		sc.next = make([]int32, n)
 		sc.prev = make([]int32, n)
 		sc.rank = make([]uint32, n)
-		sc.heap = make([]int32, 0, n)
+		sc.heap = make([]uint64, 0, n)
 		sc.pos = make([]int32, n)
 	}
-	h := heap{parts: sc.heap[:0], pos: sc.pos[:n], rank: sc.rank[:n]}
-	next, prev, rank := sc.next[:n], sc.prev[:n], h.rank
+	h := heap{keys: sc.heap[:0], pos: sc.pos[:n]}
+	next, prev, rank := sc.next[:n], sc.prev[:n], sc.rank[:n]
 	for i := range n {
 		next[i] = int32(i + 1)
 		prev[i] = int32(i - 1)
@@ -130,16 +130,16 @@ func (t *rankTable) mergeLarge(piece []byte, sc *bpeScratch, starts *[]int32) in
 	for i := 0; i < n-1; i++ {
 		if r := t.rank(piece[i : i+2]); r != noRank {
 			rank[i] = r
-			h.pos[i] = int32(len(h.parts))
-			h.parts = append(h.parts, int32(i))
+			h.pos[i] = int32(len(h.keys))
+			h.keys = append(h.keys, uint64(r)<<32|uint64(i))
 		}
 	}
-	for i := len(h.parts)/2 - 1; i >= 0; i-- {
+	for i := len(h.keys)/2 - 1; i >= 0; i-- {
 		h.down(i)
 	}
 	m := n
-	for len(h.parts) > 0 {
-		i := h.parts[0]
+	for len(h.keys) > 0 {
+		i := int32(uint32(h.keys[0]))
 		j := next[i] // the part absorbed by i
 		k := next[j] // the part after them, or n
 		next[i] = k
@@ -154,12 +154,14 @@ func (t *rankTable) mergeLarge(piece []byte, sc *bpeScratch, starts *[]int32) in
 		if int(k) < n {
 			r = t.rank(piece[i:next[k]])
 		}
+		rank[i] = r
 		h.set(i, r)
 		if p := prev[i]; p >= 0 {
-			h.set(p, t.rank(piece[p:k]))
+			rank[p] = t.rank(piece[p:k])
+			h.set(p, rank[p])
 		}
 	}
-	sc.heap = h.parts
+	sc.heap = h.keys
 	if starts != nil {
 		s := (*starts)[:0]
 		for i := int32(0); int(i) < n; i = next[i] {
@@ -170,29 +172,23 @@ func (t *rankTable) mergeLarge(piece []byte, sc *bpeScratch, starts *[]int32) in
 	return m
 }
 
-// heap is an indexed min-heap of parts keyed by (rank[part], part).
+// heap is an indexed min-heap of parts keyed by rank<<32 | part, so the
+// order is by rank, then position.
 type heap struct {
-	parts []int32  // the heap
-	pos   []int32  // index of each part in parts, or -1
-	rank  []uint32 // the key of each part
-}
-
-func (h *heap) less(a, b int) bool {
-	pa, pb := h.parts[a], h.parts[b]
-	ra, rb := h.rank[pa], h.rank[pb]
-	return ra < rb || ra == rb && pa < pb
+	keys []uint64 // the heap
+	pos  []int32  // index of each part in keys, or -1
 }
 
 func (h *heap) swap(a, b int) {
-	h.parts[a], h.parts[b] = h.parts[b], h.parts[a]
-	h.pos[h.parts[a]] = int32(a)
-	h.pos[h.parts[b]] = int32(b)
+	h.keys[a], h.keys[b] = h.keys[b], h.keys[a]
+	h.pos[uint32(h.keys[a])] = int32(a)
+	h.pos[uint32(h.keys[b])] = int32(b)
 }
 
 func (h *heap) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
-		if !h.less(i, p) {
+		if h.keys[p] <= h.keys[i] {
 			return
 		}
 		h.swap(i, p)
@@ -201,16 +197,16 @@ func (h *heap) up(i int) {
 }
 
 func (h *heap) down(i int) {
-	n := len(h.parts)
+	n := len(h.keys)
 	for {
 		c := 2*i + 1
 		if c >= n {
 			return
 		}
-		if r := c + 1; r < n && h.less(r, c) {
+		if r := c + 1; r < n && h.keys[r] < h.keys[c] {
 			c = r
 		}
-		if !h.less(c, i) {
+		if h.keys[i] <= h.keys[c] {
 			return
 		}
 		h.swap(i, c)
@@ -220,12 +216,12 @@ func (h *heap) down(i int) {
 
 // remove deletes the element at heap index i.
 func (h *heap) remove(i int32) {
-	last := len(h.parts) - 1
-	part := h.parts[i]
+	last := len(h.keys) - 1
+	part := uint32(h.keys[i])
 	if int(i) != last {
 		h.swap(int(i), last)
 	}
-	h.parts = h.parts[:last]
+	h.keys = h.keys[:last]
 	h.pos[part] = -1
 	if int(i) < last {
 		h.down(int(i))
@@ -233,18 +229,19 @@ func (h *heap) remove(i int32) {
 	}
 }
 
-// set changes the rank of part, adding it to or removing it from the heap.
+// set changes the rank of part to r, adding it to or removing it from the
+// heap.
 func (h *heap) set(part int32, r uint32) {
-	h.rank[part] = r
 	i := h.pos[part]
 	switch {
 	case i < 0 && r != noRank:
-		h.pos[part] = int32(len(h.parts))
-		h.parts = append(h.parts, part)
-		h.up(len(h.parts) - 1)
+		h.pos[part] = int32(len(h.keys))
+		h.keys = append(h.keys, uint64(r)<<32|uint64(part))
+		h.up(len(h.keys) - 1)
 	case i >= 0 && r == noRank:
 		h.remove(i)
 	case i >= 0:
+		h.keys[i] = uint64(r)<<32 | uint64(part)
 		h.down(int(i))
 		h.up(int(i))
 	}

@@ -2,11 +2,12 @@ package tokenize_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -37,8 +38,23 @@ func corpus(t testing.TB) string {
 	return corpusText
 }
 
+// findGOROOT returns the root of the Go distribution running the tests.
+func findGOROOT() (string, error) {
+	if goroot := os.Getenv("GOROOT"); goroot != "" {
+		return goroot, nil
+	}
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	if err != nil {
+		return "", fmt.Errorf("finding GOROOT: %v", err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
 func buildCorpus(t testing.TB) (string, error) {
-	goroot := runtime.GOROOT()
+	goroot, err := findGOROOT()
+	if err != nil {
+		return "", err
+	}
 	read := func(path string) (string, error) {
 		b, err := os.ReadFile(path)
 		if err != nil {
@@ -51,7 +67,7 @@ func buildCorpus(t testing.TB) (string, error) {
 	for _, f := range []string{"doc/go_spec.html", "doc/go_mem.html", "doc/asm.html", "doc/godebug.md"} {
 		s, err := read(filepath.Join(goroot, f))
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("corpus source from the Go distribution: %v", err)
 		}
 		s = tag.ReplaceAllString(s, "")
 		s = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&quot;", `"`, "&nbsp;", " ").Replace(s)
@@ -63,7 +79,7 @@ func buildCorpus(t testing.TB) (string, error) {
 	} {
 		s, err := read(filepath.Join(goroot, f))
 		if err != nil {
-			return "", err
+			return "", fmt.Errorf("corpus source from the Go distribution: %v", err)
 		}
 		code.WriteString(s)
 	}

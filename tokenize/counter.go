@@ -43,7 +43,7 @@ type Counter struct {
 // rescanBelow is the pending length up to which every Add re-splits the
 // pending text, so credits stay timely; above it the pending text is
 // re-split once it has grown by a quarter since it was last split.
-const rescanBelow = 24
+const rescanBelow = 12
 
 // NewCounter returns a Counter for the named encoding: "cl100k_base",
 // "o200k_base", "o200k_harmony", "p50k_base" or "r50k_base" (see Encodings

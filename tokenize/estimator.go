@@ -3,13 +3,13 @@ package tokenize
 import "math"
 
 // DefaultCharsPerToken is the ratio NewEstimator uses when given none: 4
-// characters (Unicode code points) per token, the usual rule of thumb. On
-// this repository's test data, characters per o200k_base (cl100k_base)
-// token are: English LLM output in the recorded streams 4.7 (4.6) pooled,
-// Go source and HTML 3.8 (3.8), Russian prose 3.9 (2.3), Markdown with
-// emoji 3.1 (2.9), Chinese and Japanese 1.3 (0.9-1.0). So 4 overestimates
-// English prose by about a fifth, fits code, and underestimates CJK about
-// threefold: pass a ratio near 1 for CJK output.
+// characters (Unicode code points) per token, the usual rule of thumb.
+// Measured characters per o200k_base (cl100k_base) token, on this
+// repository's test data (TestCharsPerTokenData): English LLM output in the
+// recorded streams 4.9 (4.9), Go source 3.8 (3.8), Russian prose 3.9 (2.3),
+// Markdown with emoji 3.1, Chinese and Japanese 1.3 (0.9-1.0). So 4
+// overestimates English prose by a fifth, fits code, and underestimates CJK
+// about threefold: pass a ratio near 1 for CJK output.
 const DefaultCharsPerToken = 4.0
 
 // Estimator is a StreamCounter that estimates tokens from characters, for

@@ -3,6 +3,9 @@ package tokenize_test
 import (
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"unicode/utf8"
 
@@ -66,5 +69,64 @@ func TestEstimatorRandom(t *testing.T) {
 			t.Fatalf("Count of %q at %v = %d, want %d", text, ratio, res.final, want)
 		}
 		checkCredits(t, res)
+	}
+}
+
+// TestCharsPerTokenData reproduces the characters-per-token figures quoted
+// in DefaultCharsPerToken's documentation and keeps them in range.
+func TestCharsPerTokenData(t *testing.T) {
+	ratio := func(enc, text string) float64 {
+		n, err := tokenize.CountOneShot(enc, text)
+		if err != nil || n == 0 {
+			t.Fatalf("%s: %d tokens, %v", enc, n, err)
+		}
+		return float64(utf8.RuneCountInString(text)) / float64(n)
+	}
+	var english strings.Builder
+	for _, s := range realStreamTexts(t) {
+		if utf8.RuneCountInString(s) == len(s) && len(s) >= 100 { // ASCII-only outputs
+			english.WriteString(s)
+		}
+	}
+	read := func(name string) string {
+		b, err := os.ReadFile(filepath.Join("testdata", "corpus", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	goroot, err := findGOROOT()
+	if err != nil {
+		t.Fatal(err)
+	}
+	goSource, err := os.ReadFile(filepath.Join(goroot, "src", "net", "http", "server.go"))
+	if err != nil {
+		t.Fatalf("Go source for the ratio: %v", err)
+	}
+	tests := []struct {
+		name, text string
+		enc        string
+		lo, hi     float64
+	}{
+		{"recorded English output", english.String(), "o200k_base", 4.3, 5.2},
+		{"recorded English output", english.String(), "cl100k_base", 4.2, 5.1},
+		{"Go source", string(goSource), "o200k_base", 3.4, 4.2},
+		{"Go source", string(goSource), "cl100k_base", 3.4, 4.2},
+		{"Russian", read("ru.txt"), "o200k_base", 3.5, 4.3},
+		{"Russian", read("ru.txt"), "cl100k_base", 2.0, 2.6},
+		{"Markdown with emoji", read("chat.md"), "o200k_base", 2.8, 3.4},
+		{"Chinese", read("zh.txt"), "o200k_base", 1.1, 1.5},
+		{"Chinese", read("zh.txt"), "cl100k_base", 0.8, 1.1},
+		{"Japanese", read("ja.txt"), "o200k_base", 1.1, 1.5},
+		{"Japanese", read("ja.txt"), "cl100k_base", 0.8, 1.1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+"/"+tt.enc, func(t *testing.T) {
+			r := ratio(tt.enc, tt.text)
+			t.Logf("%.2f characters per token", r)
+			if r < tt.lo || r > tt.hi {
+				t.Errorf("%.2f characters per token, outside [%v, %v]: update DefaultCharsPerToken's documentation", r, tt.lo, tt.hi)
+			}
+		})
 	}
 }

@@ -57,3 +57,12 @@ func BuildUncached(encodingName string) (any, error) {
 	}
 	return src.build()
 }
+
+// ParseRanks parses .tiktoken data and returns its number of tokens.
+func ParseRanks(data []byte) (int, error) {
+	t, err := parseRanks(data)
+	if err != nil {
+		return 0, err
+	}
+	return len(t.offs) - 1, nil
+}

@@ -50,6 +50,19 @@ func checkText(t *testing.T, name, text string, parts []string) {
 		t.Fatalf("%s: streamed Count of %q in %q = %d, oracle %d", name, text, parts, res.final, want)
 	}
 	checkCredits(t, res)
+	// Calling Count between chunks must not change anything.
+	quiet, err := tokenize.NewCounter(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range parts {
+		if cr := quiet.Add(p); cr != res.credits[i] {
+			t.Fatalf("%s: chunk %d credited %d without Count calls, %d with", name, i, cr, res.credits[i])
+		}
+	}
+	if quiet.Flush() != res.flush || quiet.Count() != want {
+		t.Fatalf("%s: without Count calls: Count %d, want %d", name, quiet.Count(), want)
+	}
 }
 
 // splitAt cuts text into chunks whose lengths come from cuts (each byte,

@@ -24,6 +24,10 @@ const (
 
 	// noRank is the rank of a byte string that is not a token.
 	noRank = ^uint32(0)
+
+	// maxRankGap bounds the ranks missing between two tokens of a rank file
+	// (p50k_base lacks one).
+	maxRankGap = 1024
 )
 
 // rankTable maps token byte strings to their BPE ranks. It is compact: one
@@ -102,28 +106,13 @@ func (t *rankTable) rank(b []byte) uint32 {
 	}
 }
 
-// lookupSlow finds token b through the hash table only.
-func (t *rankTable) lookupSlow(b []byte) uint32 {
-	h := hashBytes(b)
-	key := slotKey(b, h)
-	for i := uint32(h) & t.mask; ; i = (i + 1) & t.mask {
-		s := t.slots[i]
-		if s == 0 {
-			return noRank
-		}
-		if r := uint32(s&rankMask) - 1; s&^rankMask == key && string(t.data[t.offs[r]:t.offs[r+1]]) == string(b) {
-			return r
-		}
-	}
-}
-
 // parseRanks builds a rankTable from a .tiktoken file: one line per token,
 // "<base64 bytes> <rank>", ranks ascending. Ranks may have gaps (p50k_base
 // has one); a missing rank is an empty token that never matches.
 func parseRanks(file []byte) (*rankTable, error) {
 	t := &rankTable{
 		data: make([]byte, 0, len(file)/2),
-		offs: make([]uint32, 1, len(file)/12),
+		offs: make([]uint32, 1, 1+len(file)/12),
 	}
 	line := 0
 	for len(file) > 0 {
@@ -142,7 +131,7 @@ func parseRanks(file []byte) (*rankTable, error) {
 			return nil, fmt.Errorf("%w: line %d: want \"<base64> <rank>\"", ErrEncodingData, line)
 		}
 		rank, ok := atou(l[sp+1:])
-		if !ok || rank > maxRanks || int(rank) < len(t.offs)-1 {
+		if next := len(t.offs) - 1; !ok || rank > maxRanks || int(rank) < next || int(rank) > next+maxRankGap {
 			return nil, fmt.Errorf("%w: line %d: bad or out-of-order rank %q", ErrEncodingData, line, l[sp+1:])
 		}
 		for len(t.offs)-1 < int(rank) { // a gap: empty tokens
@@ -174,15 +163,17 @@ func parseRanks(file []byte) (*rankTable, error) {
 		if len(tok) == 0 {
 			continue
 		}
-		if t.lookupSlow(tok) != noRank {
-			return nil, fmt.Errorf("%w: token of rank %d is duplicated", ErrEncodingData, r)
-		}
 		h := hashBytes(tok)
+		key := slotKey(tok, h)
 		i := uint32(h) & t.mask
-		for t.slots[i] != 0 {
-			i = (i + 1) & t.mask
+		for ; t.slots[i] != 0; i = (i + 1) & t.mask {
+			if s := t.slots[i]; s&^rankMask == key {
+				if o := uint32(s&rankMask) - 1; string(t.data[t.offs[o]:t.offs[o+1]]) == string(tok) {
+					return nil, fmt.Errorf("%w: tokens of rank %d and %d are equal", ErrEncodingData, o, r)
+				}
+			}
 		}
-		t.slots[i] = slotKey(tok, h) | uint64(r+1)
+		t.slots[i] = key | uint64(r+1)
 		if len(tok) == 2 {
 			t.pairs[uint32(tok[0])<<8|uint32(tok[1])] = uint32(r)
 		}

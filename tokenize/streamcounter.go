@@ -24,7 +24,8 @@ type StreamCounter interface {
 // Flusher is implemented by a StreamCounter whose Add can hold credits back.
 // Flush credits the rest, Count minus the sum of all credits so far, and
 // returns it; a meter calls it once when the stream is over, after which the
-// credits sum to Count. All StreamCounters in this package implement it.
+// credits sum to Count. Like Add, it is called by the one goroutine that
+// owns the stream. All StreamCounters in this package implement it.
 type Flusher interface {
 	Flush() int
 }
