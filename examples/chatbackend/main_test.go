@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tpsmeter/tpsmeter"
 	"github.com/tpsmeter/tpsmeter/llmsim"
@@ -17,8 +18,10 @@ import (
 // meter recorded it with the same token count the simulator billed.
 func TestChatBackendStreamsAndMeters(t *testing.T) {
 	profile, _ := llmsim.Preset("fast-steady")
-	var billed int
-	sim, err := llmsim.Start(llmsim.Config{Profile: profile, OnStream: func(r llmsim.StreamReport) { billed = r.CompletionTokens }})
+	// OnStream runs on the simulator's handler goroutine after its last
+	// write, possibly after the client has finished reading: wait for it.
+	billedc := make(chan int, 1)
+	sim, err := llmsim.Start(llmsim.Config{Profile: profile, OnStream: func(r llmsim.StreamReport) { billedc <- r.CompletionTokens }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,6 +69,12 @@ func TestChatBackendStreamsAndMeters(t *testing.T) {
 	}
 	if err := json.Unmarshal([]byte(done), &m); err != nil {
 		t.Fatal(err)
+	}
+	var billed int
+	select {
+	case billed = <-billedc:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the simulator never reported the stream")
 	}
 	if m.Tokens != billed || m.Basis != tpsmeter.BasisExact {
 		t.Errorf("metered %d tokens (%s), simulator billed %d", m.Tokens, m.Basis, billed)
