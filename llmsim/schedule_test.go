@@ -152,8 +152,10 @@ func TestSlotsQueueRequestsAndTTFTGrowsWithLoad(t *testing.T) {
 	srv := start(t, llmsim.Config{Profile: llmsim.Profile{TTFTMedian: 2 * time.Millisecond, TokensPerSecond: 2000, Slots: 1}, OnStream: got.add})
 	client := newClient(t, srv)
 	var wg sync.WaitGroup
+	// 200 tokens at 2000 tok/s keep each request in its slot for 100 ms, so
+	// the four requests overlap even when a slow (-race) client staggers them.
 	for range 4 {
-		wg.Go(func() { chatOnce(t, client, "q", shared.Metadata{llmsim.ExtOutputTokens: "20"}) })
+		wg.Go(func() { chatOnce(t, client, "q", shared.Metadata{llmsim.ExtOutputTokens: "200"}) })
 	}
 	wg.Wait()
 	reps := got.wait(t, 4)
