@@ -63,6 +63,9 @@ type FirstTokenInfo struct {
 
 // ChunkInfo is passed to Hooks.Chunk.
 type ChunkInfo struct {
+	// Context is the context given to Meter.Start, e.g. to tell requests
+	// apart in one hook.
+	Context context.Context
 	Request RequestInfo
 	// Index counts output chunks from 0.
 	Index int
@@ -80,6 +83,8 @@ type ChunkInfo struct {
 
 // StallInfo is passed to Hooks.StallStart.
 type StallInfo struct {
+	// Context is the context given to Meter.Start.
+	Context context.Context
 	Request RequestInfo
 	// LastOutputAt is when the last output arrived, from the request's start.
 	LastOutputAt time.Duration

@@ -101,6 +101,7 @@ type Recorder struct {
 	responseModel  string
 	finishReason   string
 	finished       uint64 // bitset of choices (0..63) that sent a finish reason
+	finishSeen     bool   // a finish reason arrived
 	expectTerminal bool
 	terminal       bool
 	inbandErr      error
@@ -321,8 +322,10 @@ func (r *Recorder) SetResponseModel(model string) {
 	}
 }
 
-// FinishReason records that a choice finished with the given reason. When
-// every choice seen has finished, the stream has reached its terminal event.
+// FinishReason records that a choice finished with the given reason. The
+// stream has reached its terminal event if, when it ends, every choice seen
+// has finished (a choice that starts after the others finished must finish
+// too).
 func (r *Recorder) FinishReason(choice int, reason string) {
 	if reason == "" {
 		return
@@ -338,13 +341,14 @@ func (r *Recorder) FinishReason(choice int, reason string) {
 	if choice >= 0 && choice < 64 {
 		r.finished |= 1 << uint(choice)
 	}
-	n := r.choices
-	if n > 64 {
-		n = 64
-	}
-	if r.finished == (uint64(1)<<uint(n))-1 || n == 64 && r.finished == ^uint64(0) {
-		r.terminal = true
-	}
+	r.finishSeen = true
+}
+
+// allFinished reports whether a finish reason arrived for every choice seen
+// (the first 64).
+func (r *Recorder) allFinished() bool {
+	n := min(r.choices, 64)
+	return r.finishSeen && (r.finished == (uint64(1)<<uint(n))-1 || n == 64 && r.finished == ^uint64(0))
 }
 
 // Terminal records that the stream's terminal event arrived (for streams
@@ -398,7 +402,7 @@ func (r *Recorder) commit() {
 		}
 	}
 	for _, f := range h.chunk {
-		call(r.m, f, ChunkInfo{Request: r.info, Index: idx, At: at, Gap: gap, Tokens: k, Chars: nchars, TotalTokens: total})
+		call(r.m, f, ChunkInfo{Context: r.ctx, Request: r.info, Index: idx, At: at, Gap: gap, Tokens: k, Chars: nchars, TotalTokens: total})
 	}
 	if len(h.stallStart) > 0 {
 		r.armStall(at, total)
@@ -480,6 +484,7 @@ func (r *Recorder) fireStall() {
 		return
 	}
 	info := StallInfo{
+		Context:      r.ctx,
 		Request:      r.info,
 		LastOutputAt: time.Duration(r.atomicLastAt.Load()),
 		Threshold:    r.m.stallLimit,
@@ -504,8 +509,12 @@ func (r *Recorder) Result() (Result, bool) {
 // End finishes the measurement at the given time with the error that ended
 // the stream (nil for a normal end), records it in the meter's aggregates,
 // calls Hooks.Finish and returns the Result. Only the first call counts;
-// later calls return the same Result.
+// later calls return the same Result, also when made from inside a Finish
+// hook.
 func (r *Recorder) End(at time.Time, err error) Result {
+	if r.done.Load() { // the Result is built (a call from a Finish hook must not wait for itself)
+		return r.result
+	}
 	r.endOnce.Do(func() { r.end(at, err) })
 	return r.result
 }
@@ -527,7 +536,6 @@ func (r *Recorder) end(at time.Time, err error) {
 	if r.haveOutput {
 		r.flushSample()
 	}
-	r.done.Store(true)
 	if r.stallTimer != nil || len(r.m.cfg.hooks.stallStart) > 0 {
 		r.stallMu.Lock()
 		r.stallClosed = true
@@ -543,10 +551,11 @@ func (r *Recorder) end(at time.Time, err error) {
 	if err == nil && r.inbandErr != nil {
 		err = r.inbandErr
 	}
-	if err == nil && r.expectTerminal && !r.terminal {
+	if err == nil && r.expectTerminal && !r.terminal && !r.allFinished() {
 		err = ErrTruncated
 	}
 	r.result = r.build(end, err)
+	r.done.Store(true) // after the Result is complete: Done and Result read it without End's lock
 	r.m.finished.Add(1)
 	r.m.record(&r.result, r)
 	r.release()
@@ -647,7 +656,7 @@ func (r *Recorder) build(end time.Duration, err error) Result {
 	res.OutputBucket = r.m.cfg.buckets.Bucket(res.OutputTokens)
 	if err != nil {
 		res.Status = StatusPartial
-		res.ErrorType = classify(err, r.classifier)
+		res.ErrorType = r.classify(err)
 	} else {
 		res.Status = StatusComplete
 	}

@@ -384,3 +384,33 @@ func TestHeldBackTokensBelongToTheLastChunk(t *testing.T) {
 		t.Errorf("sum of per-token gaps = %v, want DecodeTime %v", got, r.DecodeTime)
 	}
 }
+
+type ctxKeyT struct{}
+
+// TestHooksCarryTheRequestContext: every hook gets the context the request
+// was started with and its RequestInfo, so one hook can serve many requests.
+func TestHooksCarryTheRequestContext(t *testing.T) {
+	var seen []any
+	m := tpsmeter.New(tpsmeter.WithHooks(tpsmeter.Hooks{
+		FirstToken: func(i tpsmeter.FirstTokenInfo) { seen = append(seen, i.Context.Value(ctxKeyT{}), i.Request.Class) },
+		Chunk:      func(i tpsmeter.ChunkInfo) { seen = append(seen, i.Context.Value(ctxKeyT{}), i.Request.Class) },
+		Finish:     func(i tpsmeter.FinishInfo) { seen = append(seen, i.Context.Value(ctxKeyT{}), i.Request.Class) },
+	}))
+	ctx := tpsmeter.WithRequestInfo(context.WithValue(context.Background(), ctxKeyT{}, "req-7"), tpsmeter.RequestInfo{Class: "easy"})
+	_, rec := m.Start(ctx, tpsmeter.RequestInfo{Model: "gpt-4o"})
+	rec.Chunk(rec.Now())
+	rec.Content(0, "Hi")
+	rec.EndChunk()
+	r := rec.End(rec.Now(), nil)
+	if len(seen) != 6 {
+		t.Fatalf("hooks saw %v", seen)
+	}
+	for i := 0; i < len(seen); i += 2 {
+		if seen[i] != "req-7" || seen[i+1] != "easy" {
+			t.Errorf("hook %d saw context value %v and class %v", i/2, seen[i], seen[i+1])
+		}
+	}
+	if r.Class != "easy" || r.Model != "gpt-4o" {
+		t.Errorf("Result class %q model %q", r.Class, r.Model)
+	}
+}
