@@ -51,6 +51,17 @@ func (s *Server) acquire(ctx context.Context, arrived time.Time) (*grant, *apiEr
 	select {
 	case <-w.ch:
 		s.amu.Lock()
+		// The slot may have been freed by a shutdown that has not yet
+		// cancelled this request's context (context.AfterFunc runs
+		// asynchronously): a server that is shutting down starts nothing.
+		if err := context.Cause(s.baseCtx); err != nil || ctx.Err() != nil {
+			s.passSlotLocked()
+			s.amu.Unlock()
+			if ctx.Err() != nil {
+				return nil, nil, ctx.Err()
+			}
+			return nil, nil, err
+		}
 		g := s.startLocked(arrived, true)
 		s.amu.Unlock()
 		return g, nil, nil
