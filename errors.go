@@ -37,6 +37,19 @@ const (
 // does not know the error, to let the built-in rules decide.
 type ErrorClassifier func(err error) string
 
+// errorType names err with the request's classifiers. A classifier is user
+// code: a panic in it is recovered and counted like a hook's, and the
+// built-in rules name the error.
+func (r *Recorder) errorType(err error) (name string) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.m.hookPanic(p)
+			name = classify(err, nil)
+		}
+	}()
+	return classify(err, r.classifier)
+}
+
 // classify names err; extra (may be nil) is consulted first.
 func classify(err error, extra ErrorClassifier) string {
 	if err == nil {

@@ -104,7 +104,9 @@ func WithPerceived(c perceive.Config) Option {
 }
 
 // WithErrorClassifier adds a classifier consulted before the built-in rules
-// to name errors in Result.ErrorType. Keep its answers to a small set.
+// to name errors in Result.ErrorType. Keep its answers to a small set. A
+// panic in f is recovered and counted like a hook's (Meter.HookPanics), and
+// the built-in rules then name the error.
 func WithErrorClassifier(f ErrorClassifier) Option {
 	return optionFunc(func(cfg *config) {
 		if f != nil {

@@ -656,7 +656,7 @@ func (r *Recorder) build(end time.Duration, err error) Result {
 	res.OutputBucket = r.m.cfg.buckets.Bucket(res.OutputTokens)
 	if err != nil {
 		res.Status = StatusPartial
-		res.ErrorType = r.classify(err)
+		res.ErrorType = r.errorType(err)
 	} else {
 		res.Status = StatusComplete
 	}

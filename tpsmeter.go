@@ -56,7 +56,8 @@ func New(opts ...Option) *Meter {
 // Err reports a configuration error found by New, or nil.
 func (m *Meter) Err() error { return m.err }
 
-// HookPanics returns how many panics were recovered from Hooks callbacks.
+// HookPanics returns how many panics were recovered from Hooks callbacks
+// and error classifiers.
 func (m *Meter) HookPanics() int64 { return m.panics.Load() }
 
 // InFlight returns the number of requests started and not yet finished.

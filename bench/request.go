@@ -3,6 +3,9 @@ package bench
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -10,6 +13,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/tpsmeter/tpsmeter"
@@ -174,15 +178,33 @@ func retryAfter(err error) time.Duration {
 	return 0
 }
 
-// errorText is a short, single-line description of err for reports.
+// errorText is a short, single-line description of err for reports. It is
+// private by construction: it never copies anything a server wrote (its
+// error message, code or type may echo the prompt), only the HTTP status or
+// the error's kind; network and context errors, which carry no user text,
+// are kept as they are.
 func errorText(err error) string {
 	if err == nil {
 		return ""
 	}
 	var ae *openai.Error
-	s := err.Error()
-	if errors.As(err, &ae) && ae.Message != "" {
-		s = strconv.Itoa(ae.StatusCode) + " " + ae.Message
+	var se *ssestream.StreamError
+	var ee *tpsopenai.EventError
+	var s string
+	switch {
+	case errors.As(err, &ae):
+		s = "HTTP " + strconv.Itoa(ae.StatusCode) + " " + http.StatusText(ae.StatusCode)
+	case errors.As(err, &se), errors.As(err, &ee):
+		s = "error event in the stream"
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		s = err.Error()
+	default:
+		var ne net.Error
+		if errors.As(err, &ne) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, tpsmeter.ErrTruncated) || errors.Is(err, tpsmeter.ErrClosedEarly) {
+			s = err.Error()
+		} else {
+			s = fmt.Sprintf("error (%T)", err)
+		}
 	}
 	s = strings.Join(strings.Fields(s), " ")
 	if len(s) > 200 {
