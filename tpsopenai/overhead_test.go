@@ -1,46 +1,21 @@
 package tpsopenai_test
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"testing"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/tpsmeter/tpsmeter"
+	"github.com/tpsmeter/tpsmeter/internal/streamtest"
 	"github.com/tpsmeter/tpsmeter/tpsopenai"
 )
 
-// body1000 is a 1,000-chunk Chat Completions stream shaped like OpenAI's
-// (role chunk, one token of content per chunk, finish chunk, usage chunk).
-var body1000 = func() []byte {
-	words := strings.Fields("the quick brown fox jumps over a lazy dog while seven wizards quietly hum about rivers mountains and old libraries")
-	var b bytes.Buffer
-	b.WriteString(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"abc"}` + "\n\n")
-	for i := 0; i < 997; i++ {
-		fmt.Fprintf(&b, `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{"content":" %s"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"abc"}`+"\n\n", words[i%len(words)])
-	}
-	b.WriteString(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_1","choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}` + "\n\n")
-	b.WriteString(`data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_1","choices":[],"usage":{"prompt_tokens":10,"completion_tokens":997,"total_tokens":1007}}` + "\n\n")
-	b.WriteString("data: [DONE]\n\n")
-	return b.Bytes()
-}()
-
-// rawStream decodes body1000 with openai-go's own decoder, as NewStreaming
-// does after the response arrived (no network: the benchmark isolates the
-// per-chunk work).
+// rawStream decodes the shared 1,000-chunk stream with openai-go's own
+// decoder (no network: the benchmark isolates the per-chunk work).
 func rawStream() *ssestream.Stream[openai.ChatCompletionChunk] {
-	res := &http.Response{
-		StatusCode: 200,
-		Header:     http.Header{"Content-Type": []string{"text/event-stream"}},
-		Body:       io.NopCloser(bytes.NewReader(body1000)),
-	}
-	return ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(res), nil)
+	return streamtest.DecodeChat(streamtest.Chat1000)
 }
 
 func consumeRaw() int {

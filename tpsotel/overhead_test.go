@@ -1,12 +1,7 @@
 package tpsotel_test
 
 import (
-	"bytes"
 	"context"
-	"fmt"
-	"io"
-	"net/http"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -17,38 +12,16 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/tpsmeter/tpsmeter"
+	"github.com/tpsmeter/tpsmeter/internal/streamtest"
 	"github.com/tpsmeter/tpsmeter/tpsopenai"
 	"github.com/tpsmeter/tpsmeter/tpsotel"
 )
 
-// stream1000 is a Chat Completions stream of 1,000 chunks shaped like
-// OpenAI's: a role chunk, 997 chunks of one word each, a finish chunk and a
-// usage chunk (the same shape as the meter's own overhead benchmark in
-// package tpsopenai, so the numbers compare).
-var stream1000 = func() []byte {
-	words := strings.Fields("alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa quebec romeo sierra tango")
-	head := `data: {"id":"chatcmpl-9","object":"chat.completion.chunk","created":1,"model":"gpt-4o-mini-2024-07-18","system_fingerprint":"fp_9",`
-	var b bytes.Buffer
-	b.WriteString(head + `"choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"xyz"}` + "\n\n")
-	for i := range 997 {
-		fmt.Fprintf(&b, head+`"choices":[{"index":0,"delta":{"content":" %s"},"logprobs":null,"finish_reason":null}],"usage":null,"obfuscation":"xyz"}`+"\n\n", words[i%len(words)])
-	}
-	b.WriteString(head + `"choices":[{"index":0,"delta":{},"logprobs":null,"finish_reason":"stop"}],"usage":null}` + "\n\n")
-	b.WriteString(head + `"choices":[],"usage":{"prompt_tokens":11,"completion_tokens":997,"total_tokens":1008}}` + "\n\n")
-	b.WriteString("data: [DONE]\n\n")
-	return b.Bytes()
-}()
-
-// decoded1000 decodes stream1000 with openai-go's own SSE decoder, as
-// NewStreaming does once the response arrived (no network, so that the
-// benchmark isolates the per-chunk work).
+// decoded1000 decodes the 1,000-chunk stream that the meter's own overhead
+// benchmark in package tpsopenai uses (internal/streamtest), so the numbers
+// compare.
 func decoded1000() *ssestream.Stream[openai.ChatCompletionChunk] {
-	res := &http.Response{
-		StatusCode: http.StatusOK,
-		Header:     http.Header{"Content-Type": []string{"text/event-stream"}},
-		Body:       io.NopCloser(bytes.NewReader(stream1000)),
-	}
-	return ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(res), nil)
+	return streamtest.DecodeChat(streamtest.Chat1000)
 }
 
 func readRaw() int {
