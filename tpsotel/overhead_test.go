@@ -205,8 +205,12 @@ func TestTelemetryAllocsPerChunk(t *testing.T) {
 	if extra := (tel - raw) / 1000; extra > 2 {
 		t.Errorf("metering with telemetry adds %.3f allocations per chunk, budget 2", extra)
 	}
-	if extra := (tel - met) / 1000; extra >= 0.01 {
-		t.Errorf("telemetry adds %.3f allocations per chunk to the meter, want < 0.01 (per-request only)", extra)
+	// Per-request allocations only: a handful per stream (attribute sets,
+	// the SDK's and the sketches' occasional growth when a new value range
+	// shows up, which varies from run to run), never one per chunk, which
+	// would add 1,000 here.
+	if extra := (tel - met) / 1000; extra >= 0.05 {
+		t.Errorf("telemetry adds %.3f allocations per chunk to the meter, want < 0.05 (per-request only)", extra)
 	}
 	// Every gap was recorded: 1 warm-up + 11 runs of AllocsPerRun(10)
 	// (it runs once more to warm up), 996 gaps between 997 output chunks each.
