@@ -74,7 +74,6 @@ type Recorder struct {
 	chunkAt        time.Duration
 	chunkTokens    int
 	chunkChars     int
-	chunkReasoning int
 	chunkVisTokens int // content and refusal only: what a reader sees
 	chunkVisChars  int
 
@@ -218,7 +217,6 @@ func (r *Recorder) text(choice, sub int, kind Kind, text string) {
 		return
 	}
 	if kind == KindReasoning {
-		r.chunkReasoning += len(text)
 		if !r.haveReasoning {
 			r.haveReasoning = true
 			r.firstReasoningAt = r.chunkAt
@@ -365,11 +363,11 @@ func (r *Recorder) commit() {
 	visTokens, visChars := r.chunkVisTokens, r.chunkVisChars
 	r.chunkVisTokens, r.chunkVisChars = 0, 0
 	if r.chunkChars == 0 {
-		r.chunkTokens, r.chunkReasoning = 0, 0
+		r.chunkTokens = 0
 		return
 	}
 	at, k, nchars := r.chunkAt, r.chunkTokens, r.chunkChars
-	r.chunkTokens, r.chunkChars, r.chunkReasoning = 0, 0, 0
+	r.chunkTokens, r.chunkChars = 0, 0
 	var gap time.Duration
 	r.flushSample()
 	if !r.haveOutput {
