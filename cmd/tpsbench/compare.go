@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -35,11 +34,8 @@ func runCompare(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: tpsbench compare [flags] BASELINE NEW\n\nBASELINE and NEW are results files (or directories holding results.json).\nExit status: 0 no regression, 1 a significant regression, 2 usage or input error.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 2 {
 		fmt.Fprintln(stderr, "tpsbench compare: want two results files, BASELINE and NEW")

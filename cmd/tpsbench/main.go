@@ -25,6 +25,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -81,3 +83,16 @@ Usage:
 
 Run "tpsbench run -h", "tpsbench compare -h", ... for the flags. Manual: docs/tpsbench.md.
 `
+
+// parseFlags parses a subcommand's flags. When parsing ends the command
+// (-h, or a bad flag that fs already reported) ok is false and code is the
+// exit status: 0 for -h, 2 for a usage error.
+func parseFlags(fs *flag.FlagSet, args []string) (code int, ok bool) {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, false
+		}
+		return exitUsage, false
+	}
+	return 0, true
+}

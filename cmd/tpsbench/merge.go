@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,11 +19,8 @@ func runMerge(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: tpsbench merge -o OUT.json [flags] FILE...\n\nMerges results files (or directories holding results.json) of runs of the same\nbenchmark, e.g. from many machines: sketches merge exactly, samples combine.\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if *out == "" || fs.NArg() == 0 {
 		fmt.Fprintln(stderr, "tpsbench merge: want -o OUT and at least one results file")
@@ -73,11 +69,8 @@ func runReport(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "Usage: tpsbench report [-html OUT.html] FILE\n\nPrints the tables of a results file (or a directory holding results.json).\n\nFlags:")
 		fs.PrintDefaults()
 	}
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return exitOK
-		}
-		return exitUsage
+	if code, ok := parseFlags(fs, args); !ok {
+		return code
 	}
 	if fs.NArg() != 1 {
 		fmt.Fprintln(stderr, "tpsbench report: want one results file")
