@@ -156,6 +156,7 @@ func TestDefinitionsChoicesToolsReasoning(t *testing.T) {
 	rec := m.StartAt(tpsmeter.RequestInfo{Model: "gpt-4o"}, t0)
 	rec.Chunk(t0.Add(ms(50)))
 	rec.Reasoning(0, "Let me think")
+	rec.Text(0, 0, tpsmeter.KindSummary, "Thinking about weather")
 	rec.EndChunk()
 	// n=2: the two choices' texts are tokenized apart: "Hello" + "Hello"
 	// glued would be one piece; apart they are two single-token texts.
@@ -186,6 +187,12 @@ func TestDefinitionsChoicesToolsReasoning(t *testing.T) {
 	}
 	if r.ReasoningTokens != count(t, "o200k_base", "Let me think") {
 		t.Errorf("ReasoningTokens = %d", r.ReasoningTokens)
+	}
+	if r.SummaryTokens != count(t, "o200k_base", "Thinking about weather") {
+		t.Errorf("SummaryTokens = %d", r.SummaryTokens)
+	}
+	if r.ToolCalls != 2 {
+		t.Errorf("ToolCalls = %d, want 2 (get_weather and get_time)", r.ToolCalls)
 	}
 	if r.OutputTokens != r.ContentTokens+r.ToolTokens {
 		t.Errorf("OutputTokens = %d, want content+tool", r.OutputTokens)
