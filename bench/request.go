@@ -26,6 +26,22 @@ type target struct {
 	index int
 	chat  openai.ChatCompletionService
 	resp  responses.ResponseService
+	meter *tpsmeter.Meter // measures every request to this target
+}
+
+// chunkSinkKey is the context key of a request's chunkSink.
+type chunkSinkKey struct{}
+
+// chunkSink collects one request's chunk arrivals for its token timeline.
+type chunkSink struct{ points []ChunkPoint }
+
+// collectChunks is the target meter's Chunk hook: it appends the chunk to
+// the sink that the request's context carries (ChunkInfo.Context is the
+// context the request was started with).
+func collectChunks(ci tpsmeter.ChunkInfo) {
+	if s, ok := ci.Context.Value(chunkSinkKey{}).(*chunkSink); ok && len(s.points) < MaxChunkPoints {
+		s.points = append(s.points, ChunkPoint{At: ci.At, Tokens: ci.Tokens})
+	}
 }
 
 // newTarget builds the clients of one target. openai.NewClient is not
@@ -51,7 +67,16 @@ func newTarget(t Target, index int, cfg *Config) *target {
 		opts = append(opts, option.WithAPIKey(t.APIKey))
 	}
 	opts = append(opts, t.Options...)
-	return &target{Target: t, index: index, chat: openai.NewChatCompletionService(opts...), resp: responses.NewResponseService(opts...)}
+	mopts := []tpsmeter.Option{
+		tpsmeter.WithoutAggregates(), // the runner keeps its own, per phase and cell
+		tpsmeter.WithLengthBuckets(cfg.Workload.Buckets),
+		tpsmeter.WithHooks(tpsmeter.Hooks{Chunk: collectChunks}),
+	}
+	if t.Encoding != "" {
+		mopts = append(mopts, tpsmeter.WithEncoding(t.Encoding))
+	}
+	return &target{Target: t, index: index, chat: openai.NewChatCompletionService(opts...), resp: responses.NewResponseService(opts...),
+		meter: tpsmeter.New(mopts...)}
 }
 
 // Simulator request extensions (package llmsim), sent when Target.Hints.
@@ -61,32 +86,18 @@ const (
 )
 
 // do sends one request, consumes its stream through a metered tpsopenai
-// stream and returns its Record. Each request gets its own Meter (without
-// aggregates): the meter's Chunk hook carries no request identity, so a
-// meter per request is how the runner collects each request's chunk
-// arrivals; the measurement itself is entirely the library's.
+// stream (the target's Meter) and returns its Record; the request's context
+// carries the sink its chunk arrivals are collected in.
 func (r *Runner) do(ctx context.Context, t *target, phase string, j job, idle time.Duration) Record {
 	p := j.prompt
 	rec := Record{
 		Run: r.runID, Target: t.Name, Phase: phase, Idle: idle, Seq: j.seq,
 		PromptID: p.ID, Class: p.Class, ExpectedBucket: p.Bucket,
 	}
-	var chunks []ChunkPoint
-	mopts := []tpsmeter.Option{
-		tpsmeter.WithoutAggregates(),
-		tpsmeter.WithLengthBuckets(r.cfg.Workload.Buckets),
-		tpsmeter.WithHooks(tpsmeter.Hooks{Chunk: func(ci tpsmeter.ChunkInfo) {
-			if len(chunks) < MaxChunkPoints {
-				chunks = append(chunks, ChunkPoint{At: ci.At, Tokens: ci.Tokens})
-			}
-		}}),
-	}
-	if t.Encoding != "" {
-		mopts = append(mopts, tpsmeter.WithEncoding(t.Encoding))
-	}
-	m := tpsmeter.New(mopts...)
+	sink := &chunkSink{}
+	m := t.meter
 
-	rctx, cancel := context.WithTimeout(ctx, r.cfg.RequestTimeout)
+	rctx, cancel := context.WithTimeout(context.WithValue(ctx, chunkSinkKey{}, sink), r.cfg.RequestTimeout)
 	defer cancel()
 	rctx = tpsmeter.WithRequestInfo(rctx, tpsmeter.RequestInfo{Provider: t.Name, Class: p.Class})
 	ropts := []option.RequestOption{option.WithMiddleware(m.Middleware)}
@@ -149,7 +160,7 @@ func (r *Runner) do(ctx context.Context, t *target, phase string, j job, idle ti
 	if !res.Start.IsZero() {
 		rec.Start = res.Start.Sub(r.start) // the meter's own start (monotonic)
 	}
-	rec.Chunks = chunks
+	rec.Chunks = sink.points
 	rec.Interrupted = res.Status != tpsmeter.StatusComplete && ctx.Err() != nil
 	switch {
 	case p.Bucket != "":
