@@ -35,7 +35,7 @@ type shard struct {
 
 // sketchSize is unsafe.Sizeof(Sketch{}) on 64-bit platforms; a test checks it.
 const (
-	sketchSize = 136
+	sketchSize = 232
 	shardPad   = 128 - (8+sketchSize)%128
 )
 

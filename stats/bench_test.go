@@ -34,8 +34,10 @@ func BenchmarkSketchAdd(b *testing.B) {
 }
 
 // The same values through sketches-go's own constructors, for comparison:
-// its default (logarithmic mapping, buffered paginated store) and the
-// mapping and store Sketch uses, called through the DDSketch interface.
+// its default (logarithmic mapping, buffered paginated store), and Sketch's
+// mapping with the library's collapsing dense store (float64 counts, the
+// store Sketch replaced with its own), called through the DDSketch
+// interfaces.
 func BenchmarkDDSketchLibraryAdd(b *testing.B) {
 	cubic, _ := mapping.NewCubicallyInterpolatedMapping(0.01)
 	for name, mk := range map[string]func() *ddsketch.DDSketch{
@@ -285,9 +287,9 @@ func BenchmarkAggregateAddParallel(b *testing.B) {
 	}
 }
 
-// The library's own sketch with the same mapping and store, fed the same 10^6
-// lognormal latencies: its bin array grows by append doubling, which is what
-// Sketch's re-fitting avoids (compare BenchmarkSketchMemory/lognormal).
+// The library's own sketch with the same mapping and its collapsing dense
+// store, fed the same 10^6 lognormal latencies: float64 counts in an array
+// grown by append doubling (compare BenchmarkSketchMemory/lognormal).
 func BenchmarkDDSketchLibraryMemory(b *testing.B) {
 	cubic, _ := mapping.NewCubicallyInterpolatedMapping(0.01)
 	vs := sample(distributions[1], 1_000_000, 7)

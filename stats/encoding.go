@@ -12,7 +12,6 @@ import (
 	"strconv"
 
 	enc "github.com/DataDog/sketches-go/ddsketch/encoding"
-	"github.com/DataDog/sketches-go/ddsketch/store"
 )
 
 // EncodingVersion is the version written by MarshalBinary and MarshalJSON.
@@ -34,42 +33,110 @@ const jsonMapping = "ddsketch-cubic"
 //	relative accuracy  float64, little endian
 //	count, dropped     unsigned varints
 //	sum, min, max      float64 each, little endian (0 for an empty sketch)
-//	bins               DDSketch's own binary encoding (sketches-go Encode,
-//	                   index mapping omitted): zero count, positive and
-//	                   negative stores
+//	bins               DDSketch's own binary encoding, byte for byte what
+//	                   sketches-go's DDSketch.Encode writes for the same bins
+//	                   (index mapping omitted): zero count, positive and
+//	                   negative stores, counts as float64 (exact to 2^53 per
+//	                   bin)
 //
 // Decoding it gives back a sketch that is identical in every observable way,
 // so sketches from many processes merge into one report exactly as if the
 // values had been recorded in one place.
 func (s *Sketch) MarshalBinary() ([]byte, error) {
-	b := make([]byte, 0, 64+8*s.binCount())
+	posSize, posDense := storeSize(&s.pos)
+	negSize, negDense := storeSize(&s.neg)
+	size := len(binaryMagic) + 1 + 8 + binary.MaxVarintLen64*2 + 3*8 + 1 + enc.MaxVarLen64 + posSize + negSize
+	b := make([]byte, 0, size) // exact but for the varints
 	b = append(b, binaryMagic[:]...)
 	b = append(b, EncodingVersion)
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.RelativeAccuracy()))
 	b = binary.AppendUvarint(b, uint64(s.count))
 	b = binary.AppendUvarint(b, uint64(s.dropped))
-	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.sum))
+	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(canonicalNaN(s.sum)))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.min))
 	b = binary.LittleEndian.AppendUint64(b, math.Float64bits(s.max))
-	if s.dd != nil {
-		s.dd.Encode(&b, true)
+	if s.zero != 0 {
+		enc.EncodeFlag(&b, enc.FlagZeroCountVarFloat)
+		enc.EncodeVarfloat64(&b, float64(s.zero))
 	}
+	encodeStore(&b, &s.pos, enc.FlagTypePositiveStore, posDense)
+	encodeStore(&b, &s.neg, enc.FlagTypeNegativeStore, negDense)
 	return b, nil
 }
 
-func (s *Sketch) binCount() int {
-	n := 0
-	s.forEachBin(false, func(int, float64) { n++ })
-	s.forEachBin(true, func(int, float64) { n++ })
-	return n
+// storeSize returns the length of the encoding of st, flag included, and
+// whether it is the dense layout. Like sketches-go's dense stores, the
+// encoder picks the shorter of two layouts (the dense one on a tie), so the
+// bytes are those the library writes for the same bins: contiguous counts
+// from the lowest to the highest counted bin, or index deltas and counts of
+// the non-empty bins. An empty store takes no bytes.
+func storeSize(st *binStore) (size int, dense bool) {
+	lo, hi, ok := st.span()
+	if !ok {
+		return 0, false
+	}
+	denseSize := enc.Uvarint64Size(uint64(hi-lo)+1) + enc.Varint64Size(int64(lo)) + enc.Varint64Size(1)
+	sparseSize, nonEmpty, prev := 0, uint64(0), lo
+	for i := lo; i <= hi; i++ {
+		c := float64(st.at(i - st.offset))
+		n := enc.Varfloat64Size(c)
+		denseSize += n
+		if c != 0 {
+			nonEmpty++
+			sparseSize += enc.Varint64Size(int64(i-prev)) + n
+			prev = i
+		}
+	}
+	sparseSize += enc.Uvarint64Size(nonEmpty)
+	if denseSize <= sparseSize {
+		return 1 + denseSize, true
+	}
+	return 1 + sparseSize, false
+}
+
+// encodeStore appends the bins of st in DDSketch's binary encoding, in the
+// layout storeSize chose. Counts are written as float64, exact up to 2^53
+// per bin. An empty store writes nothing.
+func encodeStore(b *[]byte, st *binStore, t enc.FlagType, dense bool) {
+	lo, hi, ok := st.span()
+	if !ok {
+		return
+	}
+	count := func(i int) float64 { return float64(st.at(i - st.offset)) }
+	if dense {
+		enc.EncodeFlag(b, enc.NewFlag(t, enc.BinEncodingContiguousCounts))
+		enc.EncodeUvarint64(b, uint64(hi-lo)+1)
+		enc.EncodeVarint64(b, int64(lo))
+		enc.EncodeVarint64(b, 1)
+		for i := lo; i <= hi; i++ {
+			enc.EncodeVarfloat64(b, count(i))
+		}
+		return
+	}
+	enc.EncodeFlag(b, enc.NewFlag(t, enc.BinEncodingIndexDeltasAndCounts))
+	var nonEmpty uint64
+	for i := lo; i <= hi; i++ {
+		if count(i) != 0 {
+			nonEmpty++
+		}
+	}
+	enc.EncodeUvarint64(b, nonEmpty)
+	prev := 0
+	for i := lo; i <= hi; i++ {
+		if c := count(i); c != 0 {
+			enc.EncodeVarint64(b, int64(i-prev))
+			enc.EncodeVarfloat64(b, c)
+			prev = i
+		}
+	}
 }
 
 // UnmarshalBinary replaces s with the sketch encoded by MarshalBinary. On
 // error (ErrMalformed, ErrUnsupportedVersion, ErrInvalidAccuracy, all wrapped
 // with detail) s is left unchanged. It never panics on arbitrary input; its
 // memory is bounded by the input length and the bin limit of the encoded
-// accuracy (MaxBins per sign at 1%, up to about 1.6 MiB per sign at
-// MinRelativeAccuracy).
+// accuracy (MaxBins per sign at 1%, up to about 0.8 MiB per sign at
+// MinRelativeAccuracy, twice that with counts above 2^32-1).
 func (s *Sketch) UnmarshalBinary(data []byte) error {
 	if len(data) < len(binaryMagic)+1 || !bytes.Equal(data[:4], binaryMagic[:]) {
 		return fmt.Errorf("%w: missing %q header", ErrMalformed, binaryMagic[:])
@@ -103,6 +170,7 @@ func (s *Sketch) UnmarshalBinary(data []byte) error {
 			return fmt.Errorf("%w: truncated summary", ErrMalformed)
 		}
 	}
+	p.sum = canonicalNaN(p.sum)
 	var err error
 	if p.zero, p.pos, p.neg, err = decodeBins(r); err != nil {
 		return err
@@ -113,6 +181,18 @@ func (s *Sketch) UnmarshalBinary(data []byte) error {
 	}
 	*s = *ns
 	return nil
+}
+
+// canonicalNaN returns math.NaN() for every NaN and f otherwise. A Sum that
+// overflowed to NaN may carry any NaN bit pattern (x86 makes Inf-Inf
+// 0xfff8000000000000; a decoded one carries the encoder's); the JSON
+// encoding cannot keep it, so the binary one writes and reads them all as
+// one NaN, and a sketch encodes the same after either round trip.
+func canonicalNaN(f float64) float64 {
+	if f != f {
+		return math.NaN()
+	}
+	return f
 }
 
 func takeFloat(r *[]byte) (float64, bool) {
@@ -275,23 +355,25 @@ func (p *parts) build() (*Sketch, error) {
 	s := &Sketch{}
 	s.init(p.accuracy)
 	lo, hi := s.m.Index(s.minIdx), s.m.Index(s.maxIdx)
-	total := 0.0
+	var total uint64 // each count is at most 2^53 and there are at most len(input) of them
 	if p.zero != 0 {
 		if !validCount(p.zero) {
 			return nil, fmt.Errorf("%w: zero count %v", ErrMalformed, p.zero)
 		}
-		total += p.zero
+		total += uint64(p.zero)
 	}
 	for _, side := range [2][]bin{p.pos, p.neg} {
 		for i, b := range side {
 			if !validCount(b.count) || b.index < lo || b.index > hi || (i > 0 && b.index <= side[i-1].index) {
 				return nil, fmt.Errorf("%w: bin %d with count %v", ErrMalformed, b.index, b.count)
 			}
-			total += b.count
+			if total += uint64(b.count); total > math.MaxInt64 {
+				return nil, fmt.Errorf("%w: bins hold more than 2^63-1 values", ErrMalformed)
+			}
 		}
 	}
-	if total != float64(p.count) {
-		return nil, fmt.Errorf("%w: bins hold %v values, count says %d", ErrMalformed, total, p.count)
+	if total != uint64(p.count) {
+		return nil, fmt.Errorf("%w: bins hold %d values, count says %d", ErrMalformed, total, p.count)
 	}
 	if p.count == 0 {
 		if p.sum != 0 || p.min != 0 || p.max != 0 {
@@ -313,21 +395,19 @@ func (p *parts) build() (*Sketch, error) {
 		return nil, fmt.Errorf("%w: min %v and max %v disagree with the bins", ErrMalformed, p.min, p.max)
 	}
 	for _, side := range []struct {
-		st   *store.CollapsingLowestDenseStore
+		st   *binStore
 		bins []bin
-	}{{s.pos, p.pos}, {s.neg, p.neg}} {
-		// Highest and lowest first: the store then allocates its span once.
+	}{{&s.pos, p.pos}, {&s.neg, p.neg}} {
 		if n := len(side.bins); n > 0 {
-			side.st.AddWithCount(side.bins[n-1].index, side.bins[n-1].count)
-			for _, b := range side.bins[:n-1] {
-				side.st.AddWithCount(b.index, b.count)
+			// Reserve the whole span first: one allocation, folded as Add
+			// would fold it if it spans more than the bin limit.
+			side.st.reserve(side.bins[0].index, side.bins[n-1].index, s.limit, false)
+			for _, b := range side.bins {
+				side.st.add(b.index, uint64(b.count), s.limit)
 			}
 		}
 	}
-	if p.zero > 0 {
-		_ = s.dd.AddWithCount(0, p.zero)
-	}
-	s.refitAll(false)
+	s.zero = uint64(p.zero)
 	s.count, s.dropped = p.count, p.dropped
 	s.sum, s.min, s.max = p.sum, p.min, p.max
 	return s, nil
@@ -372,12 +452,12 @@ func (s *Sketch) MarshalJSON() ([]byte, error) {
 		Sum:              jsonFloat(s.sum),
 		Min:              jsonFloat(s.min),
 		Max:              jsonFloat(s.max),
-		ZeroCount:        int64(s.zeroCount()),
+		ZeroCount:        int64(s.zero),
 		Positive:         [][2]int64{},
 		Negative:         [][2]int64{},
 	}
-	s.forEachBin(false, func(i int, c float64) { j.Positive = append(j.Positive, [2]int64{int64(i), int64(c)}) })
-	s.forEachBin(true, func(i int, c float64) { j.Negative = append(j.Negative, [2]int64{int64(i), int64(c)}) })
+	s.pos.forEach(func(i int, c uint64) { j.Positive = append(j.Positive, [2]int64{int64(i), int64(c)}) })
+	s.neg.forEach(func(i int, c uint64) { j.Negative = append(j.Negative, [2]int64{int64(i), int64(c)}) })
 	return json.Marshal(j)
 }
 

@@ -12,6 +12,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,6 +44,11 @@ func roundTripCases(t testing.TB) map[string]*stats.Sketch {
 	for e := -40.0; e <= 40; e += 0.01 {
 		collapsed.Add(math.Pow(10, e))
 	}
+	// Sum +Inf plus Sum -Inf: NaN, with the bits the CPU makes.
+	nanSum := sketchOf([]float64{1e308, 1e308})
+	if err := nanSum.Merge(sketchOf([]float64{-1e308, -1e308})); err != nil {
+		t.Fatal(err)
+	}
 	cases := map[string]*stats.Sketch{
 		"empty":          stats.NewSketch(),
 		"zero value":     new(stats.Sketch),
@@ -51,6 +57,7 @@ func roundTripCases(t testing.TB) map[string]*stats.Sketch {
 		"one value":      sketchOf([]float64{0.042}),
 		"mixed signs":    sketchOf([]float64{-3, -0.5, 0, 1e-9, 7, math.NaN(), 1e300, -1e-300}),
 		"sum overflow":   sketchOf([]float64{1e308, 1e308}),
+		"sum NaN":        nanSum,
 		"subnormals":     sketchOf([]float64{5e-324, 1e-310}),
 		"finer accuracy": fine,
 		"collapsed":      collapsed,
@@ -346,6 +353,173 @@ func TestUnmarshalBinaryAcceptsOtherDDSketchStores(t *testing.T) {
 				}
 				requireSame(t, &got, want)
 			})
+		}
+	}
+}
+
+// Sketch keeps its own bin store (uint32 counts), but its bins are those of
+// sketches-go's CollapsingLowestDenseStore with the same mapping and limit,
+// and its bin section is byte for byte what the library encodes for them:
+// for every shape, in any order, collapsed or not, and after merges.
+func TestBinsMatchSketchesGo(t *testing.T) {
+	m, err := mapping.NewCubicallyInterpolatedMapping(stats.DefaultRelativeAccuracy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newLib := func() *ddsketch.DDSketch {
+		return ddsketch.NewDDSketch(m, store.NewCollapsingLowestDenseStore(stats.MaxBins), store.NewCollapsingLowestDenseStore(stats.MaxBins))
+	}
+	// binSection is the part of MarshalBinary after the summary header.
+	binSection := func(s *stats.Sketch) []byte {
+		b, err := s.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 4 + 1 + 8
+		for range 2 { // count and dropped
+			_, k := binary.Uvarint(b[n:])
+			n += k
+		}
+		return b[n+24:]
+	}
+	libBins := func(dd *ddsketch.DDSketch) []byte {
+		var b []byte
+		dd.Encode(&b, true)
+		return b
+	}
+	shapes := append(slices.Clone(distributions),
+		dist{"signed with zeros", func(r *rand.Rand) float64 {
+			if r.IntN(5) == 0 {
+				return 0
+			}
+			return r.NormFloat64()
+		}},
+		// Tens of thousands of bins per sign: both stores fold the lowest ones.
+		dist{"collapsing", func(r *rand.Rand) float64 {
+			return math.Copysign(math.Exp(max(-700, min(700, r.NormFloat64()*200))), r.NormFloat64())
+		}},
+		dist{"collapsing, one huge value", func(r *rand.Rand) float64 {
+			if r.IntN(5000) == 0 {
+				return 1e300
+			}
+			return math.Exp(r.NormFloat64())
+		}},
+	)
+	for _, d := range shapes {
+		t.Run(d.name, func(t *testing.T) {
+			vs := sample(d, 20000, 3)
+			orders := map[string][]float64{"random": vs, "sorted": slices.Sorted(slices.Values(vs))}
+			orders["descending"] = slices.Clone(orders["sorted"])
+			slices.Reverse(orders["descending"])
+			for name, in := range orders {
+				lib, whole := newLib(), stats.NewSketch()
+				libA, libB, a, b := newLib(), newLib(), stats.NewSketch(), stats.NewSketch()
+				for i, v := range in {
+					whole.Add(v)
+					if err := lib.Add(v); err != nil {
+						t.Fatal(err)
+					}
+					if i%3 == 0 {
+						a.Add(v)
+						_ = libA.Add(v)
+					} else {
+						b.Add(v)
+						_ = libB.Add(v)
+					}
+				}
+				if got, want := binSection(whole), libBins(lib); !bytes.Equal(got, want) {
+					t.Fatalf("%s: bins differ from sketches-go's:\n%x\n%x", name, got, want)
+				}
+				if err := a.Merge(b); err != nil {
+					t.Fatal(err)
+				}
+				if err := libA.MergeWith(libB); err != nil {
+					t.Fatal(err)
+				}
+				if got, want := binSection(a), libBins(libA); !bytes.Equal(got, want) {
+					t.Fatalf("%s, merged: bins differ from sketches-go's", name)
+				}
+				for _, q := range qGrid { // Sum differs by rounding only
+					if x, y := a.Quantile(q), whole.Quantile(q); x != y {
+						t.Fatalf("%s: Quantile(%v) = %v merged, %v whole", name, q, x, y)
+					}
+				}
+			}
+		})
+	}
+}
+
+// The same cross-check with counts past 2^32 (AddN, merges, Reset and
+// folding in random order): the uint32 bins widen and stay exact where
+// sketches-go's float64 bins are exact (below 2^53).
+func TestBinsMatchSketchesGoWithLargeCounts(t *testing.T) {
+	m, err := mapping.NewCubicallyInterpolatedMapping(stats.DefaultRelativeAccuracy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	newLib := func() *ddsketch.DDSketch {
+		return ddsketch.NewDDSketch(m, store.NewCollapsingLowestDenseStore(stats.MaxBins), store.NewCollapsingLowestDenseStore(stats.MaxBins))
+	}
+	libBins := func(dd *ddsketch.DDSketch) []byte {
+		var b []byte
+		dd.Encode(&b, true)
+		return b
+	}
+	r := rand.New(rand.NewPCG(9, 9))
+	value := func() float64 {
+		switch r.IntN(10) {
+		case 0:
+			return 0
+		case 1: // far away: makes the stores fold
+			return math.Copysign(math.Exp(r.NormFloat64()*150), r.NormFloat64())
+		}
+		return math.Copysign(math.Exp(r.NormFloat64()), r.NormFloat64())
+	}
+	count := func() int {
+		if r.IntN(2) == 0 {
+			return 1 + r.IntN(10)
+		}
+		return 1 + r.IntN(1<<34)
+	}
+	fill := func(s *stats.Sketch, dd *ddsketch.DDSketch, ops int) {
+		for range ops {
+			v, n := value(), count()
+			s.AddN(v, n)
+			if err := dd.AddWithCount(v, float64(n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for trial := range 40 {
+		s, dd := stats.NewSketch(), newLib()
+		for step := range 20 {
+			switch r.IntN(8) {
+			case 0:
+				o, odd := stats.NewSketch(), newLib()
+				fill(o, odd, 1+r.IntN(30))
+				if err := s.Merge(o); err != nil {
+					t.Fatal(err)
+				}
+				if err := dd.MergeWith(odd); err != nil {
+					t.Fatal(err)
+				}
+			case 1:
+				s.Reset()
+				dd.Clear()
+			default:
+				fill(s, dd, 1+r.IntN(10))
+			}
+			b, err := s.MarshalBinary()
+			if err != nil {
+				t.Fatal(err)
+			}
+			var back stats.Sketch
+			if err := back.UnmarshalBinary(b); err != nil {
+				t.Fatalf("trial %d step %d: %v", trial, step, err)
+			}
+			if want := libBins(dd); !bytes.HasSuffix(b, want) {
+				t.Fatalf("trial %d step %d: bins differ from sketches-go's:\n%x\nwant suffix\n%x", trial, step, b, want)
+			}
 		}
 	}
 }

@@ -4,7 +4,8 @@ import "errors"
 
 // ErrIncompatible is returned by Merge when two sketches were built with
 // different relative accuracies: their bins do not line up, so merging them
-// would silently break the error guarantee.
+// would silently break the error guarantee. Merge also returns it, wrapped
+// with detail, when the two Counts together would pass math.MaxInt64.
 var ErrIncompatible = errors.New("stats: sketches have different relative accuracies")
 
 // ErrInvalidAccuracy is returned by NewSketchWithAccuracy, and by the decoders,

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/DataDog/sketches-go/ddsketch"
 	"github.com/DataDog/sketches-go/ddsketch/mapping"
-	"github.com/DataDog/sketches-go/ddsketch/store"
 )
 
 // DefaultRelativeAccuracy is the relative accuracy of NewSketch, of the zero
@@ -16,7 +14,8 @@ const DefaultRelativeAccuracy = 0.01
 
 // MinRelativeAccuracy and MaxRelativeAccuracy bound the relative accuracy
 // accepted by NewSketchWithAccuracy and by the decoders.
-// The finest accuracy, 0.01%, may take up to about 1.6 MiB per sign.
+// The finest accuracy, 0.01%, may take up to about 0.8 MiB per sign (1.6 MiB
+// once a bin counts more than 2^32-1 values).
 const (
 	MinRelativeAccuracy = 1e-4
 	MaxRelativeAccuracy = 0.5
@@ -30,9 +29,11 @@ const (
 // about 20,500 bins). Past that, the lowest bins are folded together: the
 // accuracy guarantee is then lost for the lowest quantiles only, while the
 // high ones (P90..P99.9, what users judge providers by) keep it. Memory per
-// sign is 8 bytes per bin between the lowest and highest value seen, plus 63
-// bins of slack, rounded up to the allocator's size class: 2-7 KiB for 10^6
-// typical latencies, at most about 16 KiB per sign at 1%.
+// sign is 4 bytes per bin between the lowest and highest value seen, plus
+// some slack (32 bins and an eighth of the span, at most), rounded up to the
+// allocator's size class: 1-5 KiB in all for 10^6 values, even spread over
+// all of 1 µs to 3 hours, at most 8 KiB per sign at 1%. A sign with more than
+// 2^32-1 values in one bin takes 8 bytes per bin.
 const MaxBins = 2048
 
 // maxBinsFor returns the bin limit for a relative accuracy: MaxBins, scaled
@@ -46,10 +47,20 @@ func maxBinsFor(accuracy float64) int {
 	return int(math.Ceil(MaxBins * perOctave(accuracy) / perOctave(DefaultRelativeAccuracy)))
 }
 
+// defaultMapping is the index mapping of every sketch with
+// DefaultRelativeAccuracy. A mapping is immutable, so they share it.
+var defaultMapping = func() *mapping.CubicallyInterpolatedMapping {
+	m, err := mapping.NewCubicallyInterpolatedMapping(DefaultRelativeAccuracy)
+	if err != nil {
+		panic(err) // unreachable: the accuracy is a valid constant
+	}
+	return m
+}()
+
 // Sketch is a mergeable quantile sketch with a relative-error guarantee
 // (DDSketch): Quantile(q) is within RelativeAccuracy of the exact q-quantile,
 // whatever the distribution, in bounded memory. Count, Sum, Min and Max are
-// tracked exactly.
+// tracked exactly, and so are the bins' counts (integers).
 //
 // Values: zero and values whose magnitude is below about 2.2e-308 go to an
 // exact zero bucket (quantiles report them as 0, kept within [Min, Max]);
@@ -62,21 +73,12 @@ func maxBinsFor(accuracy float64) int {
 // Aggregate. Do not copy a non-zero Sketch by value (copies share their bins);
 // use Clone.
 type Sketch struct {
-	accuracy float64
-	m        *mapping.CubicallyInterpolatedMapping
-	pos, neg *store.CollapsingLowestDenseStore
-	dd       *ddsketch.DDSketch // shares m, pos and neg; holds the zero count
-	minIdx   float64            // smallest magnitude that gets a bin
-	maxIdx   float64            // largest magnitude that gets a bin
-
-	// Bin indexes that the allocated bins of pos and neg cover without
-	// growing; an index outside calls refit. See refit.
-	posLo, posHi, negLo, negHi int
-
-	// reused is set by Reset: a sketch that is reset and filled again (a
-	// pooled per-stream sketch) keeps its bin arrays instead of refitting
-	// them, trading the tight fit for no allocation on reuse.
-	reused bool
+	m              *mapping.CubicallyInterpolatedMapping // nil until first use
+	accuracy       float64
+	minIdx, maxIdx float64 // smallest and largest magnitude that gets a bin
+	limit          int     // bins per sign: maxBinsFor(accuracy)
+	pos, neg       binStore
+	zero           uint64 // values in the zero bucket
 
 	count   int64
 	dropped int64
@@ -110,106 +112,28 @@ func validAccuracy(a float64) bool {
 	return a >= MinRelativeAccuracy && a <= MaxRelativeAccuracy
 }
 
-// init builds the internal DDSketch. accuracy must be valid.
+// init sets up the index mapping of an empty sketch. accuracy must be valid.
 func (s *Sketch) init(accuracy float64) {
-	m, err := mapping.NewCubicallyInterpolatedMapping(accuracy)
-	if err != nil || m == nil {
-		// Unreachable for a validated accuracy; fall back rather than panic.
-		m, _ = mapping.NewCubicallyInterpolatedMapping(DefaultRelativeAccuracy)
-		accuracy = DefaultRelativeAccuracy
+	m := defaultMapping
+	if accuracy != DefaultRelativeAccuracy {
+		var err error
+		if m, err = mapping.NewCubicallyInterpolatedMapping(accuracy); err != nil || m == nil {
+			// Unreachable for a validated accuracy; fall back rather than panic.
+			m, accuracy = defaultMapping, DefaultRelativeAccuracy
+		}
 	}
 	s.accuracy = accuracy
 	s.m = m
-	s.pos = store.NewCollapsingLowestDenseStore(maxBinsFor(accuracy))
-	s.neg = store.NewCollapsingLowestDenseStore(maxBinsFor(accuracy))
-	s.dd = ddsketch.NewDDSketch(m, s.pos, s.neg)
+	s.limit = maxBinsFor(accuracy)
 	s.minIdx = m.MinIndexableValue()
 	s.maxIdx = m.MaxIndexableValue()
-	s.refitAll(false) // sets the windows of the empty stores
-}
-
-// binSlack is how far past the last fitted span an index may land before
-// refit runs; it must stay below the library's own slack (about 31 bins each
-// side of a freshly allocated array) so that the library never has to grow a
-// fitted array by itself.
-const binSlack = 16
-
-// refit keeps the bin arrays of one sign (neg false: positive values) tight.
-// sketches-go grows a dense store with append, whose amortized doubling leaves
-// up to about half of the array unused; after 10^6 lognormal latencies that
-// is 8.4 KiB instead of 5.6 KiB (BenchmarkDDSketchLibraryMemory). When a new
-// index leaves the fitted window (which happens O(span/binSlack) times in a
-// sketch's life, whatever the order of the values), refit copies the store
-// into one allocated for its exact span, and it stops once the span nears the
-// bin limit, where the library no longer grows the array. Each refit copies
-// at most the bin limit, so a sketch's refits cost O(limit²/binSlack) in all;
-// for accuracies finer than about 0.25% (limits above 4*MaxBins) that would
-// be too much and refit is switched off. compact false only recomputes the
-// window (for a store that is already tight).
-func (s *Sketch) refit(neg, compact bool) {
-	st, lo, hi := s.pos, &s.posLo, &s.posHi
-	if neg {
-		st, lo, hi = s.neg, &s.negLo, &s.negHi
-	}
-	if s.reused {
-		// A Reset sketch is being reused: keep the arrays it already has and
-		// let the store grow in place, so reuse does not allocate.
-		*lo, *hi = math.MinInt, math.MaxInt
-		return
-	}
-	limit := maxBinsFor(s.accuracy)
-	if limit > 4*MaxBins {
-		*lo, *hi = math.MinInt, math.MaxInt
-		return
-	}
-	if st.IsEmpty() {
-		*lo, *hi = 1, 0 // the first index refits
-		return
-	}
-	mn, _ := st.MinIndex()
-	mx, _ := st.MaxIndex()
-	if mx-mn+1+2*binSlack+64 >= limit {
-		*lo, *hi = math.MinInt, math.MaxInt
-	} else {
-		*lo, *hi = mn-binSlack, mx+binSlack
-	}
-	if !compact || mx == mn {
-		return
-	}
-	c := store.NewCollapsingLowestDenseStore(limit)
-	c.MergeWith(st)
-	z := s.dd.GetZeroCount()
-	if neg {
-		s.neg = c
-	} else {
-		s.pos = c
-	}
-	s.dd = ddsketch.NewDDSketch(s.m, s.pos, s.neg)
-	if z > 0 {
-		_ = s.dd.AddWithCount(0, z)
-	}
-}
-
-// refitAll refits both signs; compact only those whose bins now span
-// indexes outside their window (after a merge or a decode).
-func (s *Sketch) refitAll(compact bool) {
-	outside := func(st *store.CollapsingLowestDenseStore, lo, hi int) bool {
-		if st.IsEmpty() {
-			return false
-		}
-		mn, _ := st.MinIndex()
-		mx, _ := st.MaxIndex()
-		return mn < lo || mx > hi
-	}
-	s.refit(false, compact && outside(s.pos, s.posLo, s.posHi))
-	s.refit(true, compact && outside(s.neg, s.negLo, s.negHi))
 }
 
 // Add records v. It does not allocate once the bins cover v's range (steady
 // state). NaN, ±Inf and values of magnitude above about 1.2e308 are ignored and
 // counted by Dropped; see Sketch for zero and negative values.
 func (s *Sketch) Add(v float64) {
-	if s.dd == nil {
+	if s.m == nil {
 		s.init(DefaultRelativeAccuracy)
 	}
 	switch {
@@ -218,26 +142,22 @@ func (s *Sketch) Add(v float64) {
 			s.dropped++
 			return
 		}
-		i := s.m.Index(v)
-		s.pos.Add(i)
-		if i < s.posLo || i > s.posHi {
-			s.refit(false, true)
+		if i := s.m.Index(v); !s.pos.inc(i) {
+			s.pos.add(i, 1, s.limit)
 		}
 	case v < -s.minIdx:
 		if v < -s.maxIdx { // includes -Inf
 			s.dropped++
 			return
 		}
-		i := s.m.Index(-v)
-		s.neg.Add(i)
-		if i < s.negLo || i > s.negHi {
-			s.refit(true, true)
+		if i := s.m.Index(-v); !s.neg.inc(i) {
+			s.neg.add(i, 1, s.limit)
 		}
 	case v != v: // NaN
 		s.dropped++
 		return
 	default:
-		_ = s.dd.Add(v) // lands in the zero bucket; cannot fail for |v| <= minIdx
+		s.zero++ // |v| <= minIdx
 	}
 	if s.count == 0 {
 		s.min, s.max = v, v
@@ -251,6 +171,49 @@ func (s *Sketch) Add(v float64) {
 	}
 	s.count++
 	s.sum += v
+}
+
+// AddN records v n times, as n calls of Add would, in constant time; n <= 0
+// records nothing. The one difference is Sum, which grows by v*n rounded
+// once, where n calls of Add would round n times. Count (and Dropped) never
+// pass math.MaxInt64: AddN records only as many of the n values as fit.
+// The meter uses it for per-token gaps: a chunk of k tokens contributes k
+// samples of its gap divided by k.
+func (s *Sketch) AddN(v float64, n int) {
+	if n <= 0 {
+		return
+	}
+	if s.m == nil {
+		s.init(DefaultRelativeAccuracy)
+	}
+	if v > s.maxIdx || v < -s.maxIdx || v != v { // ±Inf, NaN, too large
+		s.dropped += min(int64(n), math.MaxInt64-s.dropped)
+		return
+	}
+	k := min(int64(n), math.MaxInt64-s.count)
+	if k == 0 {
+		return
+	}
+	switch {
+	case v > s.minIdx:
+		s.pos.add(s.m.Index(v), uint64(k), s.limit)
+	case v < -s.minIdx:
+		s.neg.add(s.m.Index(-v), uint64(k), s.limit)
+	default:
+		s.zero += uint64(k)
+	}
+	if s.count == 0 {
+		s.min, s.max = v, v
+	} else {
+		if v < s.min {
+			s.min = v
+		}
+		if v > s.max {
+			s.max = v
+		}
+	}
+	s.count += k
+	s.sum += v * float64(k)
 }
 
 // Count returns how many values were recorded (Dropped ones excluded); 0 for
@@ -292,7 +255,7 @@ func (s *Sketch) Max() float64 {
 // RelativeAccuracy returns the relative accuracy the sketch was built with
 // (DefaultRelativeAccuracy for the zero Sketch).
 func (s *Sketch) RelativeAccuracy() float64 {
-	if s.dd == nil {
+	if s.m == nil {
 		return DefaultRelativeAccuracy
 	}
 	return s.accuracy
@@ -316,17 +279,16 @@ func (s *Sketch) Quantile(q float64) float64 {
 	// The element of rank k in increasing order: negative values first (their
 	// store is indexed by magnitude, so it is walked from the top), then the
 	// zero bucket, then positive values.
-	k := math.Floor(q * float64(s.count-1))
+	k := uint64(math.Floor(q * float64(s.count-1)))
 	var v float64
-	negN := s.neg.TotalCount()
-	zeroN := s.dd.GetZeroCount()
+	negN := s.neg.total
 	switch {
 	case k < negN:
-		v = -s.m.Value(s.neg.KeyAtRank(negN - 1 - k))
-	case k < negN+zeroN:
+		v = -s.m.Value(s.neg.keyAtRank(negN - 1 - k))
+	case k-negN < s.zero:
 		v = 0
 	default:
-		v = s.m.Value(s.pos.KeyAtRank(k - negN - zeroN))
+		v = s.m.Value(s.pos.keyAtRank(k - negN - s.zero))
 	}
 	if v < s.min {
 		return s.min
@@ -341,7 +303,7 @@ func (s *Sketch) Quantile(q float64) float64 {
 // added to s directly (bins add up; Count, Sum, Min, Max and Dropped combine
 // exactly, Sum up to float64 rounding). o is not modified; a nil o is a no-op.
 // It returns ErrIncompatible, leaving s unchanged, if o has a different
-// relative accuracy.
+// relative accuracy, or if the merged Count would pass math.MaxInt64.
 func (s *Sketch) Merge(o *Sketch) error {
 	if o == nil {
 		return nil
@@ -349,20 +311,22 @@ func (s *Sketch) Merge(o *Sketch) error {
 	if s.RelativeAccuracy() != o.RelativeAccuracy() {
 		return fmt.Errorf("%w: %v and %v", ErrIncompatible, s.RelativeAccuracy(), o.RelativeAccuracy())
 	}
+	if s.count > math.MaxInt64-o.count {
+		return fmt.Errorf("%w: counts %d and %d overflow int64", ErrIncompatible, s.count, o.count)
+	}
 	if s == o {
 		o = o.Clone()
 	}
-	s.dropped += o.dropped
+	s.dropped += min(o.dropped, math.MaxInt64-s.dropped)
 	if o.count == 0 {
 		return nil
 	}
-	if s.dd == nil {
+	if s.m == nil {
 		s.init(o.accuracy)
 	}
-	if err := s.dd.MergeWith(o.dd); err != nil {
-		return fmt.Errorf("%w: %v", ErrIncompatible, err)
-	}
-	s.refitAll(true)
+	s.pos.merge(&o.pos, s.limit)
+	s.neg.merge(&o.neg, s.limit)
+	s.zero += o.zero
 	if s.count == 0 {
 		s.min, s.max = o.min, o.max
 	} else {
@@ -374,13 +338,13 @@ func (s *Sketch) Merge(o *Sketch) error {
 	return nil
 }
 
-// Reset empties s, keeping its accuracy and its allocated bins for reuse.
+// Reset empties s, keeping its accuracy and its allocated bins for reuse: a
+// Reset sketch filled again with values in the range it held before (a
+// pooled per-stream sketch) does not allocate.
 func (s *Sketch) Reset() {
-	if s.dd != nil {
-		s.dd.Clear()
-		s.reused = true
-		s.refitAll(false)
-	}
+	s.pos.reset()
+	s.neg.reset()
+	s.zero = 0
 	s.count, s.dropped = 0, 0
 	s.sum, s.min, s.max = 0, 0, 0
 }
@@ -389,49 +353,10 @@ func (s *Sketch) Reset() {
 func (s *Sketch) Clone() *Sketch {
 	c := &Sketch{}
 	c.init(s.RelativeAccuracy())
-	if s.dd != nil {
-		c.pos.MergeWith(s.pos)
-		c.neg.MergeWith(s.neg)
-		if z := s.dd.GetZeroCount(); z > 0 {
-			_ = c.dd.AddWithCount(0, z)
-		}
-		c.refitAll(false) // MergeWith into empty stores allocates tightly
-	}
+	c.pos = s.pos.clone(c.limit)
+	c.neg = s.neg.clone(c.limit)
+	c.zero = s.zero
 	c.count, c.dropped = s.count, s.dropped
 	c.sum, c.min, c.max = s.sum, s.min, s.max
 	return c
-}
-
-// forEachBin calls f for every non-empty bin of one sign (neg=false: positive
-// values, neg=true: negative values, index of the magnitude) in increasing
-// index order.
-func (s *Sketch) forEachBin(neg bool, f func(index int, count float64)) {
-	if s.dd == nil {
-		return
-	}
-	st := s.pos
-	if neg {
-		st = s.neg
-	}
-	st.ForEach(func(index int, count float64) bool {
-		f(index, count)
-		return false
-	})
-}
-
-// zeroCount returns the number of values in the zero bucket.
-func (s *Sketch) zeroCount() float64 {
-	if s.dd == nil {
-		return 0
-	}
-	return s.dd.GetZeroCount()
-}
-
-// AddN records v n times, as n calls of Add would (n <= 0 records nothing).
-// The meter uses it for per-token gaps: a chunk of k tokens contributes k
-// samples of its gap divided by k.
-func (s *Sketch) AddN(v float64, n int) {
-	for i := 0; i < n; i++ {
-		s.Add(v)
-	}
 }

@@ -1,6 +1,7 @@
 package stats_test
 
 import (
+	"encoding/json"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -395,29 +396,195 @@ func TestAddNEqualsRepeatedAdd(t *testing.T) {
 // with values in the range it held before (a pooled per-stream sketch)
 // does not allocate.
 func TestResetSketchReusesItsBins(t *testing.T) {
-	if raceEnabled {
-		// The store regrows with append(bins, make(...)...), which the
-		// compiler turns into an in-place extension except when it
-		// instruments the code for the race detector.
-		t.Skip("allocation counts differ under the race detector")
-	}
-	s := stats.NewSketch()
-	fill := func() {
+	fill := func(s *stats.Sketch, scale float64) {
 		for i := 1; i <= 500; i++ {
-			s.Add(float64(i) * 1e-4) // 0.1 ms .. 50 ms
+			s.Add(float64(i) * scale) // 0.1 ms .. 50 ms for scale 1e-4
 		}
 	}
-	fill()
-	s.Reset()
-	fill()
-	allocs := testing.AllocsPerRun(20, func() {
+	s := stats.NewSketch()
+	fill(s, 1e-4)
+	for _, tc := range []struct {
+		name  string
+		scale float64
+	}{
+		{"same range", 1e-4},
+		// Ten times longer: the bins move by about 116 places, and the
+		// array, big enough for the span, is shifted in place.
+		{"shifted range", 1e-3},
+		{"back", 1e-4},
+	} {
+		allocs := testing.AllocsPerRun(20, func() {
+			s.Reset()
+			fill(s, tc.scale)
+		})
+		if allocs != 0 {
+			t.Errorf("%s: Reset and refill allocated %v times, want 0", tc.name, allocs)
+		}
+		fresh := stats.NewSketch()
+		fill(fresh, tc.scale)
+		requireSame(t, s, fresh)
+	}
+}
+
+// binCounts returns the [index, count] pairs of the positive bins, from the
+// JSON encoding, which writes counts as exact integers.
+func binCounts(t *testing.T, s *stats.Sketch) (pos, neg [][2]int64) {
+	t.Helper()
+	b, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var j struct{ Positive, Negative [][2]int64 }
+	if err := json.Unmarshal(b, &j); err != nil {
+		t.Fatal(err)
+	}
+	return j.Positive, j.Negative
+}
+
+// roundTrips fails unless s survives both encodings unchanged.
+func roundTrips(t *testing.T, s *stats.Sketch) {
+	t.Helper()
+	b, err := s.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromBin stats.Sketch
+	if err := fromBin.UnmarshalBinary(b); err != nil {
+		t.Fatal(err)
+	}
+	requireSame(t, s, &fromBin)
+	js, err := s.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fromJSON stats.Sketch
+	if err := fromJSON.UnmarshalJSON(js); err != nil {
+		t.Fatal(err)
+	}
+	requireSame(t, s, &fromJSON)
+}
+
+// Bins count in uint32 until one would pass 2^32-1; the store then widens
+// to uint64, so counts stay exact whichever way they got there: AddN, Add
+// past the limit, Merge, or the lowest bins folding together.
+func TestSketchCountsPastUint32(t *testing.T) {
+	const u32 = math.MaxUint32
+	idx := func(v float64) int64 { // the bin of v, from a sketch holding only v
+		pos, _ := binCounts(t, sketchOf([]float64{v}))
+		return pos[0][0]
+	}
+	t.Run("AddN then Add", func(t *testing.T) {
+		s := stats.NewSketch()
+		s.AddN(0.5, u32) // the count is now exactly at the limit
+		s.Add(0.5)       // fast path refuses, the store widens
+		s.AddN(0.5, 3e9)
+		s.Add(2)
+		s.AddN(-1, 5e9) // the negative store widens on its own
+		s.Add(0)
+		want := int64(u32) + 1 + 3e9
+		pos, neg := binCounts(t, s)
+		if len(pos) != 2 || pos[0] != [2]int64{idx(0.5), want} || pos[1] != [2]int64{idx(2), 1} {
+			t.Fatalf("positive bins %v, want [[%d %d] [%d 1]]", pos, idx(0.5), want, idx(2))
+		}
+		if len(neg) != 1 || neg[0][1] != 5e9 {
+			t.Fatalf("negative bins %v, want one bin of 5e9", neg)
+		}
+		if s.Count() != want+1+5e9+1 {
+			t.Fatalf("Count = %d", s.Count())
+		}
+		for q, v := range map[float64]float64{0.1: -1, 0.9: 0.5} {
+			if got := s.Quantile(q); math.Abs(got-v) > bound(0.01, v) {
+				t.Errorf("Quantile(%v) = %v, want %v", q, got, v)
+			}
+		}
+		roundTrips(t, s)
+		requireSame(t, s, s.Clone())
+		// A widened sketch keeps its bins across Reset and counts again.
 		s.Reset()
-		fill()
+		s.Add(0.5)
+		if pos, _ := binCounts(t, s); len(pos) != 1 || pos[0][1] != 1 {
+			t.Fatalf("after Reset: %v", pos)
+		}
 	})
-	if allocs != 0 {
-		t.Errorf("Reset and refill allocated %v times, want 0", allocs)
-	}
-	if s.Count() != 500 || s.Min() != 1e-4 {
-		t.Errorf("after reuse: count %d min %v", s.Count(), s.Min())
-	}
+	t.Run("Merge", func(t *testing.T) {
+		a, b := stats.NewSketch(), stats.NewSketch()
+		a.AddN(1, 3e9)
+		a.AddN(3, 7)
+		a.AddN(4, 2e9)
+		b.AddN(1, 1e9) // 4e9 fits in 32 bits
+		b.Add(1)
+		b.AddN(4, 3e9) // 5e9 does not: the store widens in the middle of the merge
+		if err := a.Merge(b); err != nil {
+			t.Fatal(err)
+		}
+		pos, _ := binCounts(t, a)
+		want := [][2]int64{{idx(1), 4e9 + 1}, {idx(3), 7}, {idx(4), 5e9}}
+		if !slices.Equal(pos, want) {
+			t.Fatalf("merged bins %v, want %v", pos, want)
+		}
+		if a.Count() != 9e9+8 {
+			t.Fatalf("Count = %d", a.Count())
+		}
+		roundTrips(t, a)
+		if err := a.Merge(a); err != nil { // self-merge doubles every count
+			t.Fatal(err)
+		}
+		if pos, _ := binCounts(t, a); pos[0][1] != 8e9+2 || pos[1][1] != 14 {
+			t.Fatalf("self-merge: %v", pos)
+		}
+		// Merged bins that fold into the floor overflow it.
+		c, d := stats.NewSketch(), stats.NewSketch()
+		c.AddN(1e-100, 3e9)
+		d.AddN(1e-99, 3e9)
+		d.Add(1e300)
+		if err := c.Merge(d); err != nil {
+			t.Fatal(err)
+		}
+		if pos, _ := binCounts(t, c); len(pos) != 2 || pos[0][1] != 6e9 || pos[1][1] != 1 {
+			t.Fatalf("merge with folding: %v", pos)
+		}
+	})
+	t.Run("folding", func(t *testing.T) {
+		s := stats.NewSketch()
+		s.AddN(1e-100, 3e9)
+		s.AddN(1e-99, 3e9)
+		s.Add(1e300) // 400 decades above: the low bins fold into one
+		pos, _ := binCounts(t, s)
+		if len(pos) != 2 || pos[0][1] != 6e9 || pos[1][1] != 1 || pos[1][0]-pos[0][0] != stats.MaxBins-1 {
+			t.Fatalf("bins %v, want 6e9 in the floor bin, MaxBins-1 below the top one", pos)
+		}
+		roundTrips(t, s)
+	})
+	t.Run("AddN is constant time", func(t *testing.T) {
+		s := stats.NewSketch()
+		s.AddN(0.25, 1<<40) // would take hours as 2^40 calls of Add
+		if s.Count() != 1<<40 || s.Sum() != 0.25*(1<<40) || s.Quantile(0.5) != 0.25 {
+			t.Fatalf("Count %d, Sum %v, Quantile(0.5) %v", s.Count(), s.Sum(), s.Quantile(0.5))
+		}
+		s.AddN(math.NaN(), 1<<40)
+		if s.Dropped() != 1<<40 {
+			t.Fatalf("Dropped = %d", s.Dropped())
+		}
+	})
+	t.Run("Count stops at MaxInt64", func(t *testing.T) {
+		if math.MaxInt != math.MaxInt64 {
+			t.Skip("needs a 64-bit int")
+		}
+		s := stats.NewSketch()
+		s.AddN(1, math.MaxInt-10)
+		s.AddN(2, 100) // only 10 fit
+		if s.Count() != math.MaxInt64 || s.Max() != 2 {
+			t.Fatalf("Count %d, Max %v", s.Count(), s.Max())
+		}
+		if pos, _ := binCounts(t, s); pos[1][1] != 10 {
+			t.Fatalf("bins %v", pos)
+		}
+		before, _ := s.MarshalJSON()
+		if err := s.Merge(sketchOf([]float64{3})); !errors.Is(err, stats.ErrIncompatible) {
+			t.Fatalf("Merge past MaxInt64 = %v, want ErrIncompatible", err)
+		}
+		if after, _ := s.MarshalJSON(); string(after) != string(before) {
+			t.Fatal("failed Merge modified the receiver")
+		}
+	})
 }
