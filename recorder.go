@@ -504,6 +504,17 @@ func (r *Recorder) Result() (Result, bool) {
 	return r.result, true
 }
 
+// Abandon finishes a measurement that has not ended as ErrClosedEarly, at
+// the time of the last event it saw. It is for stream wrappers whose caller
+// dropped the stream unfinished: their cleanup (runtime.AddCleanup) calls
+// it, so that no Result is lost; a measurement that has ended is left as it
+// is.
+func (r *Recorder) Abandon() {
+	if !r.Done() {
+		r.End(r.start.Add(r.lastEventAt), ErrClosedEarly)
+	}
+}
+
 // End finishes the measurement at the given time with the error that ended
 // the stream (nil for a normal end), records it in the meter's aggregates,
 // calls Hooks.Finish and returns the Result. Only the first call counts;

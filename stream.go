@@ -41,15 +41,8 @@ type Stream[T any] struct {
 // sent) and extract (which knows the chunk type).
 func Wrap[T any](rec *Recorder, inner Iterator[T], extract Extractor[T]) *Stream[T] {
 	s := &Stream[T]{inner: inner, rec: rec, extract: extract}
-	runtime.AddCleanup(s, abandon, rec)
+	runtime.AddCleanup(s, (*Recorder).Abandon, rec)
 	return s
-}
-
-// abandon finishes the Recorder of a Stream that was dropped unfinished.
-func abandon(rec *Recorder) {
-	if !rec.Done() {
-		rec.End(rec.start.Add(rec.lastEventAt), ErrClosedEarly)
-	}
 }
 
 // Next advances the wrapped stream and measures the chunk it yields.

@@ -21,6 +21,16 @@ import (
 	"github.com/tpsmeter/tpsmeter/tpsopenai"
 )
 
+// meteredStream is what the package's metered streams offer: the wrapped
+// stream's methods plus Result.
+type meteredStream[T any] interface {
+	Next() bool
+	Current() T
+	Err() error
+	Close() error
+	Result() (tpsmeter.Result, bool)
+}
+
 // api is one of openai-go's streaming APIs, unmetered and metered.
 type api[T any] struct {
 	name string
@@ -28,7 +38,7 @@ type api[T any] struct {
 	plain func(ctx context.Context, c openai.Client) *ssestream.Stream[T]
 	// metered opens it through the package's constructor and keeps the
 	// inner openai-go stream in *inner.
-	metered func(ctx context.Context, m *tpsmeter.Meter, c openai.Client, inner **ssestream.Stream[T]) *tpsmeter.Stream[T]
+	metered func(ctx context.Context, m *tpsmeter.Meter, c openai.Client, inner **ssestream.Stream[T]) meteredStream[T]
 	text    func(T) string
 }
 
@@ -37,7 +47,7 @@ var chatAPI = api[openai.ChatCompletionChunk]{
 	plain: func(ctx context.Context, c openai.Client) *ssestream.Stream[openai.ChatCompletionChunk] {
 		return c.Chat.Completions.NewStreaming(ctx, chatParams("hi"))
 	},
-	metered: func(ctx context.Context, m *tpsmeter.Meter, c openai.Client, inner **ssestream.Stream[openai.ChatCompletionChunk]) *tpsmeter.Stream[openai.ChatCompletionChunk] {
+	metered: func(ctx context.Context, m *tpsmeter.Meter, c openai.Client, inner **ssestream.Stream[openai.ChatCompletionChunk]) meteredStream[openai.ChatCompletionChunk] {
 		open := func(ctx context.Context, p openai.ChatCompletionNewParams, o ...option.RequestOption) *ssestream.Stream[openai.ChatCompletionChunk] {
 			*inner = c.Chat.Completions.NewStreaming(ctx, p, o...)
 			return *inner
@@ -52,7 +62,7 @@ var responsesAPI = api[responses.ResponseStreamEventUnion]{
 	plain: func(ctx context.Context, c openai.Client) *ssestream.Stream[responses.ResponseStreamEventUnion] {
 		return c.Responses.NewStreaming(ctx, responsesParams("hi"))
 	},
-	metered: func(ctx context.Context, m *tpsmeter.Meter, c openai.Client, inner **ssestream.Stream[responses.ResponseStreamEventUnion]) *tpsmeter.Stream[responses.ResponseStreamEventUnion] {
+	metered: func(ctx context.Context, m *tpsmeter.Meter, c openai.Client, inner **ssestream.Stream[responses.ResponseStreamEventUnion]) meteredStream[responses.ResponseStreamEventUnion] {
 		open := func(ctx context.Context, p responses.ResponseNewParams, o ...option.RequestOption) *ssestream.Stream[responses.ResponseStreamEventUnion] {
 			*inner = c.Responses.NewStreaming(ctx, p, o...)
 			return *inner

@@ -7,14 +7,11 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/tpsmeter/tpsmeter"
 )
-
-// ChatStream is a metered Chat Completions stream: the same Next, Current,
-// Err and Close as *ssestream.Stream[openai.ChatCompletionChunk], plus Result.
-type ChatStream = tpsmeter.Stream[openai.ChatCompletionChunk]
 
 // ChatNewStreaming is the signature of client.Chat.Completions.NewStreaming.
 type ChatNewStreaming = func(context.Context, openai.ChatCompletionNewParams, ...option.RequestOption) *ssestream.Stream[openai.ChatCompletionChunk]
@@ -33,16 +30,41 @@ func NewChatStream(ctx context.Context, m *tpsmeter.Meter, newStreaming ChatNewS
 // context returned by Meter.Start (for callers that create streams in their
 // own way). The Recorder must have been started before the request was sent.
 func WrapChat(rec *tpsmeter.Recorder, s *ssestream.Stream[openai.ChatCompletionChunk]) *ChatStream {
-	rec.ExpectTerminalEvent()
-	rec.SetErrorClassifier(ClassifyError)
-	return tpsmeter.Wrap[openai.ChatCompletionChunk](rec, s, ExtractChat)
+	c := &ChatStream{}
+	c.s.init(rec, s, extractChatStream)
+	abandonWith(c, rec)
+	return c
 }
 
-// ExtractChat is the Extractor for Chat Completions chunks.
+// ExtractChat is the Extractor for Chat Completions chunks, for
+// tpsmeter.Wrap and tpsmeter.Seq over iterators of other shapes; ChatStream
+// reads the same fields without copying the chunk.
 func ExtractChat(rec *tpsmeter.Recorder, c *openai.ChatCompletionChunk) {
-	rec.SetResponseModel(c.Model)
-	for i := range c.Choices {
-		ch := &c.Choices[i]
+	var u *openai.CompletionUsage
+	if c.JSON.Usage.Valid() {
+		u = &c.Usage
+	}
+	extractChat(rec, c.Model, c.Choices, u, c.JSON.ExtraFields)
+}
+
+// extractChatStream is ExtractChat on the stream's current chunk: each
+// s.Current().Field compiles to a load of that field, so the 1.4 KB chunk
+// is not copied (the usage, on one chunk per stream, is).
+func extractChatStream(rec *tpsmeter.Recorder, s *ssestream.Stream[openai.ChatCompletionChunk]) {
+	var u *openai.CompletionUsage
+	if s.Current().JSON.Usage.Valid() {
+		usage := s.Current().Usage
+		u = &usage
+	}
+	extractChat(rec, s.Current().Model, s.Current().Choices, u, s.Current().JSON.ExtraFields)
+}
+
+// extractChat tells rec what a chunk carries; usage is nil when the chunk
+// has none.
+func extractChat(rec *tpsmeter.Recorder, model string, choices []openai.ChatCompletionChunkChoice, usage *openai.CompletionUsage, extra map[string]respjson.Field) {
+	rec.SetResponseModel(model)
+	for i := range choices {
+		ch := &choices[i]
 		idx := int(ch.Index)
 		d := &ch.Delta
 		rec.Content(idx, d.Content)
@@ -63,10 +85,10 @@ func ExtractChat(rec *tpsmeter.Recorder, c *openai.ChatCompletionChunk) {
 		}
 		rec.FinishReason(idx, ch.FinishReason)
 	}
-	if c.JSON.Usage.Valid() {
-		rec.SetUsage(chatUsage(c.Usage))
-	} else if len(c.JSON.ExtraFields) > 0 {
-		if f, ok := c.JSON.ExtraFields["x_groq"]; ok {
+	if usage != nil {
+		rec.SetUsage(chatUsage(*usage))
+	} else if len(extra) > 0 {
+		if f, ok := extra["x_groq"]; ok {
 			var x struct {
 				Usage *openai.CompletionUsage `json:"usage"`
 			}

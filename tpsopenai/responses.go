@@ -11,9 +11,6 @@ import (
 	"github.com/tpsmeter/tpsmeter"
 )
 
-// ResponseStream is a metered Responses API stream.
-type ResponseStream = tpsmeter.Stream[responses.ResponseStreamEventUnion]
-
 // ResponsesNewStreaming is the signature of client.Responses.NewStreaming.
 type ResponsesNewStreaming = func(context.Context, responses.ResponseNewParams, ...option.RequestOption) *ssestream.Stream[responses.ResponseStreamEventUnion]
 
@@ -29,9 +26,50 @@ func NewResponseStream(ctx context.Context, m *tpsmeter.Meter, newStreaming Resp
 // WrapResponses meters a Responses API stream created with the context
 // returned by Meter.Start.
 func WrapResponses(rec *tpsmeter.Recorder, s *ssestream.Stream[responses.ResponseStreamEventUnion]) *ResponseStream {
-	rec.ExpectTerminalEvent()
-	rec.SetErrorClassifier(ClassifyError)
-	return tpsmeter.Wrap[responses.ResponseStreamEventUnion](rec, s, ExtractResponses)
+	r := &ResponseStream{}
+	r.s.init(rec, s, extractResponsesStream)
+	abandonWith(r, rec)
+	return r
+}
+
+// extractResponsesStream is ExtractResponses on the stream's current event.
+// The delta events, nearly all of a stream, are read field by field (each
+// s.Current().Field compiles to a load of that field), so the 10.6 KB event
+// is not copied; the few others are copied once, in extractResponsesCopy.
+func extractResponsesStream(rec *tpsmeter.Recorder, s *ssestream.Stream[responses.ResponseStreamEventUnion]) {
+	if kind, ok := deltaKind(s.Current().Type); ok {
+		sub := int(s.Current().OutputIndex)<<8 | int(s.Current().ContentIndex&0xff)
+		if kind == tpsmeter.KindSummary {
+			sub = int(s.Current().OutputIndex)<<8 | int(s.Current().SummaryIndex&0xff)
+		}
+		rec.Text(0, sub, kind, s.Current().Delta)
+		return
+	}
+	extractResponsesCopy(rec, s)
+}
+
+//go:noinline
+func extractResponsesCopy(rec *tpsmeter.Recorder, s *ssestream.Stream[responses.ResponseStreamEventUnion]) {
+	ev := s.Current()
+	ExtractResponses(rec, &ev)
+}
+
+// deltaKind returns the Kind of the text that a delta event of the given
+// type carries.
+func deltaKind(typ string) (tpsmeter.Kind, bool) {
+	switch typ {
+	case "response.output_text.delta":
+		return tpsmeter.KindContent, true
+	case "response.refusal.delta":
+		return tpsmeter.KindRefusal, true
+	case "response.function_call_arguments.delta", "response.custom_tool_call_input.delta":
+		return tpsmeter.KindToolArgs, true
+	case "response.reasoning_text.delta":
+		return tpsmeter.KindReasoning, true
+	case "response.reasoning_summary_text.delta":
+		return tpsmeter.KindSummary, true
+	}
+	return 0, false
 }
 
 // EventError is an in-band "error" event of the Responses API, recorded as
@@ -48,17 +86,14 @@ func (e *EventError) Error() string {
 // counted per output item and content part (output_index, content_index).
 func ExtractResponses(rec *tpsmeter.Recorder, ev *responses.ResponseStreamEventUnion) {
 	sub := int(ev.OutputIndex)<<8 | int(ev.ContentIndex&0xff)
+	if kind, ok := deltaKind(ev.Type); ok {
+		if kind == tpsmeter.KindSummary {
+			sub = int(ev.OutputIndex)<<8 | int(ev.SummaryIndex&0xff)
+		}
+		rec.Text(0, sub, kind, ev.Delta)
+		return
+	}
 	switch ev.Type {
-	case "response.output_text.delta":
-		rec.Text(0, sub, tpsmeter.KindContent, ev.Delta)
-	case "response.refusal.delta":
-		rec.Text(0, sub, tpsmeter.KindRefusal, ev.Delta)
-	case "response.function_call_arguments.delta", "response.custom_tool_call_input.delta":
-		rec.Text(0, sub, tpsmeter.KindToolArgs, ev.Delta)
-	case "response.reasoning_text.delta":
-		rec.Text(0, sub, tpsmeter.KindReasoning, ev.Delta)
-	case "response.reasoning_summary_text.delta":
-		rec.Text(0, int(ev.OutputIndex)<<8|int(ev.SummaryIndex&0xff), tpsmeter.KindSummary, ev.Delta)
 	case "response.output_item.added":
 		if ev.Item.Type == "function_call" {
 			rec.Text(0, sub, tpsmeter.KindToolName, ev.Item.Name)
