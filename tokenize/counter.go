@@ -38,6 +38,7 @@ type Counter struct {
 	pendingValid  bool
 
 	scratch bpeScratch
+	cache   pieceCache // counts of recent short pieces; exact for enc, kept by Reset
 }
 
 // rescanBelow is the pending length up to which every Add re-splits the
@@ -136,7 +137,7 @@ func (c *Counter) commit() {
 		if s.touched {
 			break
 		}
-		c.final += c.enc.ranks.count(c.pending[p:q], &c.scratch)
+		c.final += c.cache.count(c.enc.ranks, c.pending[p:q], &c.scratch)
 		p = q
 	}
 	if p > 0 {
@@ -188,5 +189,10 @@ func (c *Counter) Reset() {
 	if cap(c.scratch.next) > maxKeptScratch {
 		c.scratch = bpeScratch{}
 	}
-	*c = Counter{enc: c.enc, name: c.name, pending: c.pending[:0], scratch: c.scratch}
+	// Field by field, to keep the piece cache, whose entries stay exact for
+	// the same encoding.
+	c.pending = c.pending[:0]
+	c.tail = utf8Tail{}
+	c.final, c.credited, c.lastSplit, c.pendingTokens = 0, 0, 0, 0
+	c.pendingValid = false
 }

@@ -66,3 +66,30 @@ func ParseRanks(data []byte) (int, error) {
 	}
 	return len(t.offs) - 1, nil
 }
+
+// PieceCacheCheck counts pieces through one fresh piece cache, as a Counter
+// does, and returns how many were answered from the cache and how many of
+// all the answers differ from the encoding's own count of the piece.
+func PieceCacheCheck(encodingName string, pieces []string) (hits, wrong int, err error) {
+	enc, err := loadEncoding(encodingName)
+	if err != nil {
+		return 0, 0, err
+	}
+	var pc pieceCache
+	var sc bpeScratch
+	for _, p := range pieces {
+		b := []byte(p)
+		want := enc.ranks.count(b, &sc)
+		if n := len(b); n > 1 && n <= pieceCacheMax {
+			k0, k1 := pieceKey(b)
+			i := pc.index(k0, k1, n)
+			if int(pc.meta[i]>>8) == n && pc.key[i] == [2]uint64{k0, k1} {
+				hits++
+			}
+		}
+		if got := pc.count(enc.ranks, b, &sc); got != want {
+			wrong++
+		}
+	}
+	return hits, wrong, nil
+}

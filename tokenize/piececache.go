@@ -1,0 +1,66 @@
+package tokenize
+
+import (
+	"encoding/binary"
+	"math/bits"
+)
+
+// pieceCache remembers the token counts of the short pieces (words, most
+// of them) that a Counter counted recently. It is direct-mapped and keyed by
+// the piece's bytes themselves, so a hit is always exact; a miss costs one
+// lookup in a 1 KiB array that stays in the core's cache.
+//
+// Why: in a metered stream the Counter runs between openai-go's JSON
+// decoding of one chunk and the next, which leaves the encoding's tables (4
+// MB of hash slots, 1-2 MB of token bytes for o200k_base) cold: a rank
+// lookup there costs a few cache misses, about three times its cost in a
+// tight loop. LLM answers repeat their words (the, a, of, to, code
+// identifiers), so most pieces hit here instead (BenchmarkPieceCache;
+// docs/performance.md, "Meter overhead").
+type pieceCache struct {
+	key  [pieceCacheSize][2]uint64 // the piece, see pieceKey
+	meta [pieceCacheSize]uint16    // len<<8 | tokens; 0 is empty
+}
+
+const (
+	pieceCacheSize = 64 // entries; a power of two
+	pieceCacheMax  = 16 // longest piece cached, in bytes; its count fits in 8 bits
+)
+
+// pieceKey packs a piece of 2..16 bytes into two words that, together with
+// its length, determine it: the first and last 8 bytes (overlapping when
+// shorter than 16), or the first and last 4 when shorter than 8, or each
+// byte when shorter than 4.
+func pieceKey(b []byte) (k0, k1 uint64) {
+	switch n := len(b); {
+	case n >= 8:
+		return binary.LittleEndian.Uint64(b), binary.LittleEndian.Uint64(b[n-8:])
+	case n >= 4:
+		return uint64(binary.LittleEndian.Uint32(b)) | uint64(binary.LittleEndian.Uint32(b[n-4:]))<<32, 0
+	default:
+		return uint64(b[0]) | uint64(b[n>>1])<<8 | uint64(b[n-1])<<16, 0
+	}
+}
+
+// index returns the entry of a piece with key k0, k1 and length n.
+func (pc *pieceCache) index(k0, k1 uint64, n int) uint64 {
+	hi, lo := bits.Mul64(k0^uint64(n)<<59, 0x9e3779b97f4a7c15)
+	return ((hi ^ lo ^ k1*0xc2b2ae3d27d4eb4f) >> 58) & (pieceCacheSize - 1)
+}
+
+// count returns the tokens of piece, from the cache when it is there.
+func (pc *pieceCache) count(t *rankTable, piece []byte, sc *bpeScratch) int {
+	n := len(piece)
+	if n <= 1 || n > pieceCacheMax {
+		return t.count(piece, sc)
+	}
+	k0, k1 := pieceKey(piece)
+	i := pc.index(k0, k1, n)
+	if m := pc.meta[i]; int(m>>8) == n && pc.key[i] == [2]uint64{k0, k1} {
+		return int(m & 0xff)
+	}
+	c := t.count(piece, sc)
+	pc.key[i] = [2]uint64{k0, k1}
+	pc.meta[i] = uint16(n)<<8 | uint16(c)
+	return c
+}
