@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptrace"
 	"slices"
 	"sync"
 	"syscall"
@@ -26,7 +27,14 @@ import (
 type clientTrace struct {
 	id       string
 	sent     time.Time
+	wrote    time.Time // the request was written to the connection (httptrace WroteRequest)
 	arrivals []time.Time
+}
+
+// traceWrites returns ctx with an httptrace.ClientTrace that stamps
+// tr.wrote when the client has written the whole request.
+func traceWrites(ctx context.Context, tr *clientTrace) context.Context {
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: func(httptrace.WroteRequestInfo) { tr.wrote = time.Now() }})
 }
 
 // BenchmarkFidelity measures how closely a client on loopback (the real
@@ -35,7 +43,11 @@ type clientTrace struct {
 // streams (at 1 stream: one stream). Metrics:
 //
 //	gap-err-p50/p99/max-µs  |client gap - scheduled gap| between consecutive content chunks
-//	ttft-err-p50/p99-µs     client TTFT - scheduled TTFT (includes sending the request)
+//	ttft-err-p50/p99-µs     client TTFT - scheduled TTFT (includes building and sending the request)
+//	ttft-wire-err-p50/p99-µs  the same from the moment the client had written
+//	                        the request (httptrace WroteRequest): what the
+//	                        simulator adds, without the client's own cost of
+//	                        building the request
 //	late-p50/p99/max-µs     the server's own lateness (flush time - scheduled time)
 //	cores                   CPU time of the process (server + client) / wall time
 //
@@ -58,6 +70,7 @@ func BenchmarkFidelity(b *testing.B) {
 // rawStream reads one chat stream with a minimal client.
 func rawStream(ctx context.Context, hc *http.Client, url string, body []byte) (clientTrace, error) {
 	tr := clientTrace{sent: time.Now()}
+	ctx = traceWrites(ctx, &tr)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url+"/chat/completions", bytes.NewReader(body))
 	if err != nil {
 		return tr, err
@@ -118,7 +131,7 @@ func benchFidelity(b *testing.B, streams int, raw bool) {
 			return rawStream(ctx, hc, srv.URL(), rawBody)
 		}
 		tr := clientTrace{sent: time.Now()}
-		s := client.Chat.Completions.NewStreaming(ctx, params)
+		s := client.Chat.Completions.NewStreaming(traceWrites(ctx, &tr), params)
 		for s.Next() {
 			ch := s.Current()
 			if len(ch.Choices) > 0 && ch.Choices[0].Delta.Content != "" {
@@ -177,7 +190,7 @@ func benchFidelity(b *testing.B, streams int, raw bool) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	var gapErr, ttftErr []time.Duration
+	var gapErr, ttftErr, wireErr []time.Duration
 	for _, t := range traces {
 		mu.Lock()
 		r, ok := reps[t.id]
@@ -186,6 +199,10 @@ func benchFidelity(b *testing.B, streams int, raw bool) {
 			b.Fatalf("stream %s: report %v with %d steps, client saw %d chunks", t.id, ok, len(r.Scheduled), len(t.arrivals))
 		}
 		ttftErr = append(ttftErr, t.arrivals[0].Sub(t.sent)-r.Scheduled[0])
+		if t.wrote.IsZero() {
+			b.Fatalf("stream %s: the request's write was not traced", t.id)
+		}
+		wireErr = append(wireErr, t.arrivals[0].Sub(t.wrote)-r.Scheduled[0])
 		for i := 1; i < len(t.arrivals); i++ {
 			d := t.arrivals[i].Sub(t.arrivals[i-1]) - (r.Scheduled[i] - r.Scheduled[i-1])
 			gapErr = append(gapErr, max(d, -d))
@@ -201,6 +218,9 @@ func benchFidelity(b *testing.B, streams int, raw bool) {
 	b.ReportMetric(q(gapErr, 1), "gap-err-max-µs")
 	b.ReportMetric(q(ttftErr, 0.5), "ttft-err-p50-µs")
 	b.ReportMetric(q(ttftErr, 0.99), "ttft-err-p99-µs")
+	b.ReportMetric(q(wireErr, 0.5), "ttft-wire-err-p50-µs")
+	b.ReportMetric(q(wireErr, 0.99), "ttft-wire-err-p99-µs")
+	b.ReportMetric(q(wireErr, 1), "ttft-wire-err-max-µs")
 	l := srv.Lateness()
 	b.ReportMetric(float64(l.P50)/1e3, "late-p50-µs")
 	b.ReportMetric(float64(l.P99)/1e3, "late-p99-µs")
