@@ -2,6 +2,7 @@ package tpsmeter
 
 import (
 	"context"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -107,9 +108,14 @@ type Recorder struct {
 
 	chunkGap, tokenGap, perChunk *stats.Sketch
 	sketches                     *sketchSet // pooled storage of the three above
-	pooled                       bool       // set by newCounter when the counter came from a pool
-	sample                       pendingSample
-	perc                         perceive.Tracker
+	// perChunkSmall counts the output chunks credited k tokens, for small
+	// k, until End adds them to perChunk: one increment per chunk instead
+	// of a sketch update (most chunks carry 0-3 tokens). A count about to
+	// overflow is added to perChunk first.
+	perChunkSmall [8]uint32
+	pooled        bool // set by newCounter when the counter came from a pool
+	sample        pendingSample
+	perc          perceive.Tracker
 
 	stallTimer   Timer
 	stallMu      sync.Mutex
@@ -424,11 +430,32 @@ func (r *Recorder) flushSample() {
 		return
 	}
 	r.sample.ok = false
-	r.perChunk.Add(float64(p.k))
+	if p.k >= 0 && p.k < len(r.perChunkSmall) {
+		if r.perChunkSmall[p.k] == math.MaxUint32 {
+			r.flushPerChunkSmall()
+		}
+		r.perChunkSmall[p.k]++
+	} else {
+		r.perChunk.Add(float64(p.k))
+	}
 	if p.first || p.k == 0 {
 		return
 	}
-	r.tokenGap.AddN((p.at-p.from).Seconds()/float64(p.k), p.k)
+	if g := (p.at - p.from).Seconds(); p.k == 1 {
+		r.tokenGap.Add(g)
+	} else {
+		r.tokenGap.AddN(g/float64(p.k), p.k)
+	}
+}
+
+// flushPerChunkSmall adds the small tokens-per-chunk counts to perChunk.
+func (r *Recorder) flushPerChunkSmall() {
+	for k, n := range r.perChunkSmall {
+		if n > 0 {
+			r.perChunk.AddN(float64(k), int(n))
+		}
+	}
+	r.perChunkSmall = [len(r.perChunkSmall)]uint32{}
 }
 
 // outputTotal is the number of output tokens credited so far.
@@ -544,6 +571,7 @@ func (r *Recorder) end(at time.Time, err error) {
 	}
 	if r.haveOutput {
 		r.flushSample()
+		r.flushPerChunkSmall()
 	}
 	if r.stallTimer != nil || len(r.m.cfg.hooks.stallStart) > 0 {
 		r.stallMu.Lock()

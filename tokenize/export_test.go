@@ -82,8 +82,7 @@ func PieceCacheCheck(encodingName string, pieces []string) (hits, wrong int, err
 		want := enc.ranks.count(b, &sc)
 		if n := len(b); n > 1 && n <= pieceCacheMax {
 			k0, k1 := pieceKey(b)
-			i := pc.index(k0, k1, n)
-			if int(pc.meta[i]>>8) == n && pc.key[i] == [2]uint64{k0, k1} {
+			if pc.lookup(k0, k1, n) >= 0 {
 				hits++
 			}
 		}

@@ -7,8 +7,10 @@ import (
 
 // pieceCache remembers the token counts of the short pieces (words, most
 // of them) that a Counter counted recently. It is direct-mapped and keyed by
-// the piece's bytes themselves, so a hit is always exact; a miss costs one
-// lookup in a 1 KiB array that stays in the core's cache.
+// the piece's bytes themselves, so a hit is always exact. It is two-way set
+// associative (64 sets of 2 entries, the newest first), 2.3 KiB that stay in
+// the core's cache: direct-mapped, two frequent words that share an entry
+// would evict each other every time.
 //
 // Why: in a metered stream the Counter runs between openai-go's JSON
 // decoding of one chunk and the next, which leaves the encoding's tables (4
@@ -18,12 +20,12 @@ import (
 // identifiers), so most pieces hit here instead (BenchmarkPieceCache;
 // docs/performance.md, "Meter overhead").
 type pieceCache struct {
-	key  [pieceCacheSize][2]uint64 // the piece, see pieceKey
-	meta [pieceCacheSize]uint16    // len<<8 | tokens; 0 is empty
+	key  [pieceCacheSets][2][2]uint64 // the pieces of each set's two ways, see pieceKey
+	meta [pieceCacheSets][2]uint16    // len<<8 | tokens; 0 is empty
 }
 
 const (
-	pieceCacheSize = 64 // entries; a power of two
+	pieceCacheSets = 64 // a power of two
 	pieceCacheMax  = 16 // longest piece cached, in bytes; its count fits in 8 bits
 )
 
@@ -42,10 +44,21 @@ func pieceKey(b []byte) (k0, k1 uint64) {
 	}
 }
 
-// index returns the entry of a piece with key k0, k1 and length n.
-func (pc *pieceCache) index(k0, k1 uint64, n int) uint64 {
-	hi, lo := bits.Mul64(k0^uint64(n)<<59, 0x9e3779b97f4a7c15)
-	return ((hi ^ lo ^ k1*0xc2b2ae3d27d4eb4f) >> 58) & (pieceCacheSize - 1)
+// set returns the set of a piece with key k0, k1 and length n.
+func (pc *pieceCache) set(k0, k1 uint64, n int) uint64 {
+	hi, lo := bits.Mul64(k0^k1*0xc2b2ae3d27d4eb4f^uint64(n), 0x9e3779b97f4a7c15)
+	return (hi ^ lo) % pieceCacheSets
+}
+
+// lookup returns the cached count of a piece, or -1.
+func (pc *pieceCache) lookup(k0, k1 uint64, n int) int {
+	i := pc.set(k0, k1, n)
+	for w := range 2 {
+		if m := pc.meta[i][w]; int(m>>8) == n && pc.key[i][w] == [2]uint64{k0, k1} {
+			return int(m & 0xff)
+		}
+	}
+	return -1
 }
 
 // count returns the tokens of piece, from the cache when it is there.
@@ -55,12 +68,12 @@ func (pc *pieceCache) count(t *rankTable, piece []byte, sc *bpeScratch) int {
 		return t.count(piece, sc)
 	}
 	k0, k1 := pieceKey(piece)
-	i := pc.index(k0, k1, n)
-	if m := pc.meta[i]; int(m>>8) == n && pc.key[i] == [2]uint64{k0, k1} {
-		return int(m & 0xff)
+	if c := pc.lookup(k0, k1, n); c >= 0 {
+		return c
 	}
 	c := t.count(piece, sc)
-	pc.key[i] = [2]uint64{k0, k1}
-	pc.meta[i] = uint16(n)<<8 | uint16(c)
+	i := pc.set(k0, k1, n)
+	pc.key[i][1], pc.meta[i][1] = pc.key[i][0], pc.meta[i][0] // the older way goes
+	pc.key[i][0], pc.meta[i][0] = [2]uint64{k0, k1}, uint16(n)<<8|uint16(c)
 	return c
 }

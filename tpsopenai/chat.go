@@ -47,16 +47,13 @@ func ExtractChat(rec *tpsmeter.Recorder, c *openai.ChatCompletionChunk) {
 	extractChat(rec, c.Model, c.Choices, u, c.JSON.ExtraFields)
 }
 
-// extractChatStream is ExtractChat on the stream's current chunk: each
-// s.Current().Field compiles to a load of that field, so the 1.4 KB chunk
-// is not copied (the usage, on one chunk per stream, is).
+// extractChatStream is ExtractChat on the stream's current chunk, copied
+// once to the stack: Current returns the chunk by value and the compiler
+// copies the whole struct for every s.Current().Field, so reading fields
+// one by one would copy it once per field.
 func extractChatStream(rec *tpsmeter.Recorder, s *ssestream.Stream[openai.ChatCompletionChunk]) {
-	var u *openai.CompletionUsage
-	if s.Current().JSON.Usage.Valid() {
-		usage := s.Current().Usage
-		u = &usage
-	}
-	extractChat(rec, s.Current().Model, s.Current().Choices, u, s.Current().JSON.ExtraFields)
+	c := s.Current()
+	ExtractChat(rec, &c)
 }
 
 // extractChat tells rec what a chunk carries; usage is nil when the chunk

@@ -32,24 +32,9 @@ func WrapResponses(rec *tpsmeter.Recorder, s *ssestream.Stream[responses.Respons
 	return r
 }
 
-// extractResponsesStream is ExtractResponses on the stream's current event.
-// The delta events, nearly all of a stream, are read field by field (each
-// s.Current().Field compiles to a load of that field), so the 10.6 KB event
-// is not copied; the few others are copied once, in extractResponsesCopy.
+// extractResponsesStream is ExtractResponses on the stream's current
+// event, copied once to the stack (see extractChatStream).
 func extractResponsesStream(rec *tpsmeter.Recorder, s *ssestream.Stream[responses.ResponseStreamEventUnion]) {
-	if kind, ok := deltaKind(s.Current().Type); ok {
-		sub := int(s.Current().OutputIndex)<<8 | int(s.Current().ContentIndex&0xff)
-		if kind == tpsmeter.KindSummary {
-			sub = int(s.Current().OutputIndex)<<8 | int(s.Current().SummaryIndex&0xff)
-		}
-		rec.Text(0, sub, kind, s.Current().Delta)
-		return
-	}
-	extractResponsesCopy(rec, s)
-}
-
-//go:noinline
-func extractResponsesCopy(rec *tpsmeter.Recorder, s *ssestream.Stream[responses.ResponseStreamEventUnion]) {
 	ev := s.Current()
 	ExtractResponses(rec, &ev)
 }
