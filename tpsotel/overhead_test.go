@@ -126,21 +126,21 @@ func processCPU() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// overheadModes are the ways of consuming the 1,000-chunk stream that
-// BenchmarkOverheadInterleaved compares with the raw stream.
-func overheadModes(b *testing.B) []struct {
+// overheadMode is one way of consuming the 1,000-chunk stream.
+type overheadMode struct {
 	name string
 	run  func() int
-} {
+}
+
+// overheadModes are the ways of consuming the 1,000-chunk stream that
+// BenchmarkOverheadInterleaved compares with the raw stream.
+func overheadModes(b *testing.B) []overheadMode {
 	plain := tpsmeter.New()
 	full, _ := telemetryMeter(b)
 	noExemplars, _ := telemetryMeter(b, sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter))
 	lean := leanMeter(b)
 	producer, _ := producerMeter(b)
-	return []struct {
-		name string
-		run  func() int
-	}{
+	return []overheadMode{
 		{"raw", readRaw}, // the control: raw against raw
 		{"metered", func() int { return readMetered(plain) }},
 		{"otel", func() int { return readMetered(full) }},
@@ -151,57 +151,73 @@ func overheadModes(b *testing.B) []struct {
 }
 
 // BenchmarkOverheadInterleaved measures the CPU cost of each mode relative
-// to the raw openai-go stream, robustly on a noisy shared machine. In every
-// iteration, for every mode M, it consumes the stream raw, with M, with M
-// again and raw again (A B B A: a load that drifts during the four runs
-// weighs on both sides alike), taking the process CPU time (getrusage, all
-// threads, GC included) around each, and keeps the iteration's ratio
-// cpu(M)/cpu(raw). It reports per mode the median of those ratios over the
-// iterations (M/raw-median, the number to quote), the ratio of the sums
-// (M/raw-sum) and M's mean CPU time per chunk. The modes: raw (the control,
-// raw against raw: expect 1 within a few thousandths), metered (no
-// telemetry), otel (telemetry, default mode), otel-noexemplar (default mode
-// with the SDK's exemplar filter always_off), lean (default mode with the
-// two own per-chunk instruments dropped by a View) and producer
-// (WithChunkProducer). About 0.5 s per iteration:
+// to the raw openai-go stream, robustly on a noisy shared machine. Every
+// iteration consumes the stream raw, with the mode, with the mode again and
+// raw again (A B B A: a load that drifts during the four runs weighs on
+// both sides alike), taking the process CPU time (getrusage, all threads,
+// GC included) around each, and keeps the iteration's ratio
+// cpu(mode)/cpu(raw). It reports the median of those ratios over the
+// iterations (mode/raw-median, the number to quote), the ratio of the sums
+// (mode/raw-sum) and the mode's mean CPU time per chunk. The modes: raw
+// (the control, raw against raw: expect 1 within about ±0.01 at 150
+// iterations), metered (no telemetry), otel (telemetry, default mode),
+// otel-noexemplar (default mode with the SDK's exemplar filter
+// always_off), lean (default mode with the two own per-chunk instruments
+// dropped by a View) and producer (WithChunkProducer). About 65 ms per
+// iteration and mode:
 //
 //	go test -run '^$' -bench OverheadInterleaved -benchtime 150x -count 3 ./tpsotel
+//	go test -run '^$' -bench 'OverheadInterleaved/mode=(raw|producer)$' -benchtime 300x -count 3 ./tpsotel
 func BenchmarkOverheadInterleaved(b *testing.B) {
-	modes := overheadModes(b)
-	for _, m := range modes {
-		m.run() // load the encoding and fill the attribute caches outside the timed loop
+	for _, m := range overheadModes(b) {
+		b.Run("mode="+m.name, func(b *testing.B) { interleaved(b, overheadMode{"raw", readRaw}, m) })
 	}
+}
+
+// BenchmarkTelemetryIncrement is BenchmarkOverheadInterleaved with the
+// metered stream (no telemetry) as the baseline: what the telemetry adds
+// to the meter, in each mode (mode=metered is the control):
+//
+//	go test -run '^$' -bench TelemetryIncrement -benchtime 150x -count 3 ./tpsotel
+func BenchmarkTelemetryIncrement(b *testing.B) {
+	modes := overheadModes(b)
+	base := modes[1]
+	for _, m := range modes {
+		switch m.name {
+		case "metered", "otel", "lean", "producer":
+			b.Run("mode="+m.name, func(b *testing.B) { interleaved(b, base, m) })
+		}
+	}
+}
+
+// interleaved runs base, mode, mode, base per iteration and reports the
+// median and sum CPU-time ratios mode/base.
+func interleaved(b *testing.B, base, mode overheadMode) {
+	base.run() // load the encoding and fill the attribute caches outside the timed loop
+	mode.run()
 	cpuOf := func(run func() int) time.Duration {
 		c := processCPU()
 		run()
 		return processCPU() - c
 	}
-	ratios := make([][]float64, len(modes))
-	modeCPU := make([]time.Duration, len(modes))
-	rawCPU := make([]time.Duration, len(modes))
-	iter := 0
+	var ratios []float64
+	var modeCPU, baseCPU time.Duration
 	for b.Loop() {
-		for k := range modes {
-			i := (k + iter) % len(modes) // rotate the order, so that no mode always follows the same one
-			a := cpuOf(readRaw)
-			m := cpuOf(modes[i].run) + cpuOf(modes[i].run)
-			a += cpuOf(readRaw)
-			modeCPU[i] += m
-			rawCPU[i] += a
-			if a > 0 {
-				ratios[i] = append(ratios[i], float64(m)/float64(a))
-			}
+		a := cpuOf(base.run)
+		m := cpuOf(mode.run) + cpuOf(mode.run)
+		a += cpuOf(base.run)
+		modeCPU += m
+		baseCPU += a
+		if a > 0 {
+			ratios = append(ratios, float64(m)/float64(a))
 		}
-		iter++
 	}
-	for i, m := range modes {
-		if len(ratios[i]) == 0 || rawCPU[i] == 0 {
-			continue
-		}
-		b.ReportMetric(median(ratios[i]), m.name+"/raw-median")
-		b.ReportMetric(float64(modeCPU[i])/float64(rawCPU[i]), m.name+"/raw-sum")
-		b.ReportMetric(float64(modeCPU[i].Nanoseconds())/float64(2*iter)/1000, m.name+"-cpu-ns/chunk")
+	if len(ratios) == 0 || baseCPU == 0 {
+		return
 	}
+	b.ReportMetric(median(ratios), mode.name+"/"+base.name+"-median")
+	b.ReportMetric(float64(modeCPU)/float64(baseCPU), mode.name+"/"+base.name+"-sum")
+	b.ReportMetric(float64(modeCPU.Nanoseconds())/float64(2*len(ratios))/1000, "cpu-ns/chunk")
 }
 
 func median(xs []float64) float64 {
