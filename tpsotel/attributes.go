@@ -58,7 +58,7 @@ func (a *chunkAttrs) hist(p *ChunkProducer, m int) *chunkHist {
 	if h := a.hists[m].Load(); h != nil {
 		return h
 	}
-	h := p.metrics[m].hist(a.set)
+	h := p.hist(m, a.set)
 	a.hists[m].Store(h)
 	return h
 }

@@ -44,11 +44,13 @@ import (
 // attribute set and kept for the life of the ChunkProducer. Recording
 // allocates nothing and takes no lock once the attribute set has a point.
 //
-// The zero ChunkProducer is not usable; use NewChunkProducer. A
-// ChunkProducer is safe for concurrent use: any number of streams (and
-// Telemetry values) may record into it while any number of readers call
-// Produce.
+// The zero ChunkProducer is ready to use, with StartTime its first use;
+// NewChunkProducer returns one whose StartTime is its creation. A
+// ChunkProducer must not be copied after first use. It is safe for
+// concurrent use: any number of streams (and Telemetry values) may record
+// into it while any number of readers call Produce.
 type ChunkProducer struct {
+	once    sync.Once
 	start   time.Time
 	metrics [numChunkMetrics]chunkMetric
 }
@@ -82,12 +84,26 @@ const (
 //	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 //	tel, err := tpsotel.New(tpsotel.WithMeterProvider(mp), tpsotel.WithChunkProducer(p))
 func NewChunkProducer() *ChunkProducer {
-	p := &ChunkProducer{start: time.Now()}
-	perChunk := genaiconv.ClientOperationTimePerOutputChunk{}
-	p.metrics[metricTimePerChunk].init(perChunk.Name(), perChunk.Unit(), perChunk.Description(), durationBuckets, false)
-	p.metrics[metricTokenGap].init(nameTokenGap, unitTokenGap, descTokenGap, tokenGapBuckets, false)
-	p.metrics[metricChunkTokens].init(nameChunkTokens, unitChunkTokens, descChunkTokens, chunkTokenBuckets, true)
+	p := &ChunkProducer{}
+	p.init()
 	return p
+}
+
+// init sets the metrics' definitions and the start time, once.
+func (p *ChunkProducer) init() {
+	p.once.Do(func() {
+		p.start = time.Now()
+		perChunk := genaiconv.ClientOperationTimePerOutputChunk{}
+		p.metrics[metricTimePerChunk].init(perChunk.Name(), perChunk.Unit(), perChunk.Description(), durationBuckets, false)
+		p.metrics[metricTokenGap].init(nameTokenGap, unitTokenGap, descTokenGap, tokenGapBuckets, false)
+		p.metrics[metricChunkTokens].init(nameChunkTokens, unitChunkTokens, descChunkTokens, chunkTokenBuckets, true)
+	})
+}
+
+// hist returns the point of attrs in metric m (see chunkMetric.hist).
+func (p *ChunkProducer) hist(m int, attrs attribute.Set) *chunkHist {
+	p.init()
+	return p.metrics[m].hist(attrs)
 }
 
 // Produce returns the per-chunk histograms aggregated so far, as one
@@ -103,6 +119,7 @@ func (p *ChunkProducer) Produce(ctx context.Context) ([]metricdata.ScopeMetrics,
 			return nil, err
 		}
 	}
+	p.init()
 	now := time.Now()
 	ms := make([]metricdata.Metrics, 0, numChunkMetrics)
 	for i := range p.metrics {

@@ -500,3 +500,23 @@ func TestProducerModelCap(t *testing.T) {
 		t.Fatalf("token.gap model values: SDK %s, producer %s; want [model-0 model-1 other]", values[0], values[1])
 	}
 }
+
+// TestZeroChunkProducer: the zero ChunkProducer works like a new one.
+func TestZeroChunkProducer(t *testing.T) {
+	var p tpsotel.ChunkProducer
+	if sm, err := p.Produce(context.Background()); err != nil || sm != nil {
+		t.Fatalf("zero producer: %v, %v; want nothing", sm, err)
+	}
+	reader := sdkmetric.NewManualReader(sdkmetric.WithProducer(&p))
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
+	tel, err := tpsotel.New(tpsotel.WithMeterProvider(mp), tpsotel.WithChunkProducer(&p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tpsmeter.New(tpsmeter.WithTokenizer(wordTokenizer), tpsmeter.WithHooks(tel.Hooks()))
+	play(m, fakeClock(), completeSteps)
+	if d, ok := collect(t, reader)["tpsmeter.chunk.tokens"].Data.(metricdata.Histogram[int64]); !ok || d.DataPoints[0].Count != 3 || m.HookPanics() != 0 {
+		t.Fatalf("zero producer recorded %+v (hook panics %d), want 3 chunks", d, m.HookPanics())
+	}
+}
