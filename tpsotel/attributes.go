@@ -1,6 +1,8 @@
 package tpsotel
 
 import (
+	"sync/atomic"
+
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
@@ -40,9 +42,25 @@ type finishKey struct {
 	basis         tpsmeter.Basis
 }
 
-// chunkAttrs holds the ready-made record options of the per-chunk metrics.
+// chunkAttrs holds the ready-made record options of the per-chunk metrics
+// (SDK path) and, with a ChunkProducer, the attribute set and its points in
+// the producer, found on the first value of each metric.
 type chunkAttrs struct {
-	opts []metric.RecordOption
+	opts  []metric.RecordOption
+	set   attribute.Set
+	hists [numChunkMetrics]atomic.Pointer[chunkHist]
+}
+
+// hist returns the set's point of metric m in p. The producer's lock is
+// taken once per cached set and metric; concurrent first calls store the
+// same point (the producer owns the map from sets to points).
+func (a *chunkAttrs) hist(p *ChunkProducer, m int) *chunkHist {
+	if h := a.hists[m].Load(); h != nil {
+		return h
+	}
+	h := p.hist(m, a.set)
+	a.hists[m].Store(h)
+	return h
 }
 
 // finishAttrs holds the ready-made record options of the metrics recorded
@@ -83,7 +101,11 @@ func (t *Telemetry) baseAttrs(info chunkKey) []attribute.KeyValue {
 }
 
 func (t *Telemetry) buildChunk(k chunkKey) *chunkAttrs {
-	return &chunkAttrs{opts: recordOpts(t.baseAttrs(k)...)}
+	set := attribute.NewSet(t.baseAttrs(k)...)
+	if t.cfg.producer != nil {
+		return &chunkAttrs{set: set}
+	}
+	return &chunkAttrs{opts: []metric.RecordOption{metric.WithAttributeSet(set)}, set: set}
 }
 
 func (t *Telemetry) buildFinish(k finishKey) *finishAttrs {

@@ -33,15 +33,19 @@ type genAIInstruments struct {
 
 // newGenAIInstruments creates the GenAI client instruments with meter. An
 // instrument that cannot be created is a no-op one; its error is returned.
-func newGenAIInstruments(meter metric.Meter) (genAIInstruments, error) {
+// With perChunk false time_per_output_chunk is not created (a ChunkProducer
+// aggregates it) and stays nil.
+func newGenAIInstruments(meter metric.Meter, perChunk bool) (genAIInstruments, error) {
 	var g genAIInstruments
 	var errs []error
 	d, err := genaiconv.NewClientOperationDuration(meter, metric.WithExplicitBucketBoundaries(durationBuckets...))
 	g.duration, errs = d.Inst(), append(errs, err)
 	f, err := genaiconv.NewClientOperationTimeToFirstChunk(meter, metric.WithExplicitBucketBoundaries(durationBuckets...))
 	g.firstChunk, errs = f.Inst(), append(errs, err)
-	p, err := genaiconv.NewClientOperationTimePerOutputChunk(meter, metric.WithExplicitBucketBoundaries(durationBuckets...))
-	g.perChunk, errs = p.Inst(), append(errs, err)
+	if perChunk {
+		p, err := genaiconv.NewClientOperationTimePerOutputChunk(meter, metric.WithExplicitBucketBoundaries(durationBuckets...))
+		g.perChunk, errs = p.Inst(), append(errs, err)
+	}
 	u, err := genaiconv.NewClientTokenUsage(meter, metric.WithExplicitBucketBoundaries(tokenUsageBuckets...))
 	g.tokenUsage, errs = u.Inst(), append(errs, err)
 	return g, errors.Join(errs...)

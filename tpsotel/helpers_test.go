@@ -30,15 +30,42 @@ func wordTokenizer(string) (tokenize.StreamCounter, tpsmeter.Basis) {
 
 // rig is a meter with telemetry into a ManualReader, on a fake clock.
 type rig struct {
-	reader *sdkmetric.ManualReader
-	clock  *tpsmetertest.Clock
-	meter  *tpsmeter.Meter
-	tel    *tpsotel.Telemetry
+	reader   *sdkmetric.ManualReader
+	clock    *tpsmetertest.Clock
+	meter    *tpsmeter.Meter
+	tel      *tpsotel.Telemetry
+	producer *tpsotel.ChunkProducer // nil: the default mode, everything through the SDK
 }
 
 func newRig(t testing.TB, opts ...tpsotel.Option) *rig {
 	t.Helper()
-	r := &rig{reader: sdkmetric.NewManualReader(), clock: tpsmetertest.NewClock(time.Unix(1_700_000_000, 0))}
+	return newRigMode(t, false, opts...)
+}
+
+// newProducerRig is newRig in the low-overhead mode: a ChunkProducer
+// registered on the ManualReader and given to New.
+func newProducerRig(t testing.TB, opts ...tpsotel.Option) *rig {
+	t.Helper()
+	return newRigMode(t, true, opts...)
+}
+
+// telemetryModes names the two ways of recording the per-chunk metrics,
+// for tests that run against both.
+var telemetryModes = []struct {
+	name     string
+	producer bool
+}{{"sdk", false}, {"producer", true}}
+
+func newRigMode(t testing.TB, producer bool, opts ...tpsotel.Option) *rig {
+	t.Helper()
+	r := &rig{clock: tpsmetertest.NewClock(time.Unix(1_700_000_000, 0))}
+	if producer {
+		r.producer = tpsotel.NewChunkProducer()
+		r.reader = sdkmetric.NewManualReader(sdkmetric.WithProducer(r.producer))
+		opts = append(opts, tpsotel.WithChunkProducer(r.producer))
+	} else {
+		r.reader = sdkmetric.NewManualReader()
+	}
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(r.reader))
 	t.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
 	tel, err := tpsotel.New(append([]tpsotel.Option{tpsotel.WithMeterProvider(mp)}, opts...)...)
@@ -165,3 +192,6 @@ func durationPoints(ms map[string]metricdata.Metrics) []metricdata.HistogramData
 	d, _ := ms["gen_ai.client.operation.duration"].Data.(metricdata.Histogram[float64])
 	return d.DataPoints
 }
+
+// fakeClock is a fake clock at the Unix epoch.
+func fakeClock() *tpsmetertest.Clock { return tpsmetertest.NewClock(time.Unix(0, 0)) }

@@ -160,29 +160,37 @@ func TestNoServerMetricNames(t *testing.T) {
 }
 
 // TestScope: the meter is named by import path, with the library version
-// and the semconv schema.
+// and the semconv schema; in producer mode the ChunkProducer's metrics come
+// under the same scope.
 func TestScope(t *testing.T) {
-	r := newRig(t)
-	r.run(context.Background(), testInfo, completeSteps, 0, nil)
-	var rm metricdata.ResourceMetrics
-	if err := r.reader.Collect(context.Background(), &rm); err != nil {
-		t.Fatal(err)
-	}
-	if len(rm.ScopeMetrics) != 1 {
-		t.Fatalf("got %d scopes, want 1", len(rm.ScopeMetrics))
-	}
-	sc := rm.ScopeMetrics[0].Scope
-	if tpsotel.ScopeName != "github.com/tpsmeter/tpsmeter/tpsotel" {
-		t.Errorf("ScopeName = %q, want the package's import path", tpsotel.ScopeName)
-	}
-	if sc.Name != tpsotel.ScopeName {
-		t.Errorf("scope name %q, want %q", sc.Name, tpsotel.ScopeName)
-	}
-	if sc.Version != tpsotel.Version || sc.Version == "" {
-		t.Errorf("scope version %q, want %q", sc.Version, tpsotel.Version)
-	}
-	if sc.SchemaURL != semconv.SchemaURL {
-		t.Errorf("schema URL %q, want %q", sc.SchemaURL, semconv.SchemaURL)
+	for _, mode := range telemetryModes {
+		t.Run(mode.name, func(t *testing.T) {
+			r := newRigMode(t, mode.producer)
+			r.run(context.Background(), testInfo, completeSteps, 0, nil)
+			var rm metricdata.ResourceMetrics
+			if err := r.reader.Collect(context.Background(), &rm); err != nil {
+				t.Fatal(err)
+			}
+			wantScopes := map[bool]int{false: 1, true: 2}[mode.producer] // the producer's ScopeMetrics come after the SDK's
+			if len(rm.ScopeMetrics) != wantScopes {
+				t.Fatalf("got %d ScopeMetrics, want %d", len(rm.ScopeMetrics), wantScopes)
+			}
+			if tpsotel.ScopeName != "github.com/tpsmeter/tpsmeter/tpsotel" {
+				t.Errorf("ScopeName = %q, want the package's import path", tpsotel.ScopeName)
+			}
+			for _, sm := range rm.ScopeMetrics {
+				sc := sm.Scope
+				if sc.Name != tpsotel.ScopeName {
+					t.Errorf("scope name %q, want %q", sc.Name, tpsotel.ScopeName)
+				}
+				if sc.Version != tpsotel.Version || sc.Version == "" {
+					t.Errorf("scope version %q, want %q", sc.Version, tpsotel.Version)
+				}
+				if sc.SchemaURL != semconv.SchemaURL {
+					t.Errorf("schema URL %q, want %q", sc.SchemaURL, semconv.SchemaURL)
+				}
+			}
+		})
 	}
 }
 

@@ -29,6 +29,7 @@ type config struct {
 	tracing      bool
 	countedUsage bool
 	maxModels    int
+	producer     *ChunkProducer
 }
 
 func defaultConfig() config {
@@ -83,6 +84,31 @@ func WithMaxModels(n int) Option {
 	return optionFunc(func(c *config) {
 		if n > 0 {
 			c.maxModels = n
+		}
+	})
+}
+
+// WithChunkProducer records the three per-chunk histograms
+// (gen_ai.client.operation.time_per_output_chunk, tpsmeter.token.gap,
+// tpsmeter.chunk.tokens) into p instead of the MeterProvider: the
+// low-overhead mode, about ten times cheaper per chunk than the SDK's
+// Record calls (docs/performance.md). Those three instruments are then not
+// created on the SDK meter; every other metric still goes through the
+// MeterProvider. Default nil: everything through the MeterProvider, no
+// extra wiring.
+//
+// p must be registered with the MeterProvider's readers
+// (sdkmetric.WithProducer(p) on a ManualReader or PeriodicReader,
+// otelprom.WithProducer(p) on the Prometheus exporter); with a reader that
+// does not have it, the three metrics are not exported (recording still
+// works and nothing fails). Their temporality is cumulative whatever the
+// reader's temporality selector says, the MeterProvider's Views and
+// cardinality limit do not apply to them, and they carry no exemplars; see
+// ChunkProducer.
+func WithChunkProducer(p *ChunkProducer) Option {
+	return optionFunc(func(c *config) {
+		if p != nil {
+			c.producer = p
 		}
 	})
 }

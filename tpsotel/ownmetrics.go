@@ -35,6 +35,15 @@ const (
 	nameChunkTokens   = ownPrefix + "chunk.tokens"
 )
 
+// Units and descriptions of the two per-chunk own metrics, shared by the
+// SDK instruments and ChunkProducer so that both export the same metadata.
+const (
+	unitTokenGap    = "s"
+	descTokenGap    = "Per-token gap: each output chunk's gap divided by its tokens, recorded once per token."
+	unitChunkTokens = "{token}"
+	descChunkTokens = "Tokens credited to one output chunk."
+)
+
 // ttftBuckets are finer than the GenAI duration buckets where people feel
 // the difference (0.1 s feels instant, 1 s keeps the flow of thought, 10 s
 // loses attention), so that a P95 read from them is close to the truth.
@@ -76,8 +85,10 @@ type ownInstruments struct {
 
 // newOwnInstruments creates the project's own instruments with meter. An
 // instrument that the provider refused without returning one is a no-op;
-// every error is returned.
-func newOwnInstruments(meter metric.Meter) (ownInstruments, error) {
+// every error is returned. With perChunk false the two per-chunk
+// instruments are not created (a ChunkProducer aggregates them) and stay
+// nil.
+func newOwnInstruments(meter metric.Meter, perChunk bool) (ownInstruments, error) {
 	var o ownInstruments
 	var errs []error
 	f := func(name, unit, desc string, b []float64) metric.Float64Histogram {
@@ -106,7 +117,9 @@ func newOwnInstruments(meter metric.Meter) (ownInstruments, error) {
 	o.stalls = i(nameStalls, "{stall}", "Number of stalls (gaps longer than the stall threshold) in one request.", stallBuckets)
 	o.stallDuration = f(nameStallDuration, "s", "Total stalled time of one request.", stallDurationBuckets)
 	o.usageDiff = i(nameUsageDiff, "{token}", "Server-reported completion tokens minus the tokens counted in the stream.", usageDiffBuckets)
-	o.tokenGap = f(nameTokenGap, "s", "Per-token gap: each output chunk's gap divided by its tokens, recorded once per token.", tokenGapBuckets)
-	o.chunkTokens = i(nameChunkTokens, "{token}", "Tokens credited to one output chunk.", chunkTokenBuckets)
+	if perChunk {
+		o.tokenGap = f(nameTokenGap, unitTokenGap, descTokenGap, tokenGapBuckets)
+		o.chunkTokens = i(nameChunkTokens, unitChunkTokens, descChunkTokens, chunkTokenBuckets)
+	}
 	return o, errors.Join(errs...)
 }

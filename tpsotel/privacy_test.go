@@ -117,93 +117,121 @@ func dumpSpans(spans []sdktrace.ReadOnlySpan) string {
 // openai-go client (prompt and answer both carry it; so do the error
 // messages of the failing variants) and checks that the secret reaches
 // none of the exported telemetry: metric data, the Prometheus exposition
-// text, span attributes and events.
+// text, span attributes and events, in both modes (per-chunk metrics
+// through the SDK or a ChunkProducer).
 func TestNoTextInTelemetry(t *testing.T) {
-	for _, mode := range []string{"complete", "stream error", "http error"} {
-		t.Run(mode, func(t *testing.T) {
-			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-			srv := privacyServer(t, mode)
-			defer srv.Close()
-			transport := &http.Transport{}
-			defer transport.CloseIdleConnections()
+	for _, tm := range telemetryModes {
+		for _, mode := range []string{"complete", "stream error", "http error"} {
+			t.Run(tm.name+"/"+mode, func(t *testing.T) { noTextInTelemetry(t, tm.producer, mode) })
+		}
+	}
+}
 
-			reader := sdkmetric.NewManualReader()
-			reg := promclient.NewRegistry()
-			exp, err := otelprom.New(otelprom.WithRegisterer(reg))
-			if err != nil {
-				t.Fatal(err)
-			}
-			mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithReader(exp))
-			defer func() { _ = mp.Shutdown(context.Background()) }()
-			sr := tracetest.NewSpanRecorder()
-			tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
-			defer func() { _ = tp.Shutdown(context.Background()) }()
+// noTextInTelemetry is one case of TestNoTextInTelemetry; with producer,
+// the per-chunk metrics come from a ChunkProducer registered on both the
+// ManualReader and the Prometheus exporter.
+func noTextInTelemetry(t *testing.T, producer bool, mode string) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := privacyServer(t, mode)
+	defer srv.Close()
+	transport := &http.Transport{}
+	defer transport.CloseIdleConnections()
 
-			tel, err := tpsotel.New(tpsotel.WithMeterProvider(mp), tpsotel.WithTracing(true), tpsotel.WithCountedTokenUsage(true))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := tpsmeter.New(tpsmeter.WithHooks(tel.Hooks()))
-			client := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test-key"), option.WithMaxRetries(0),
-				option.WithHTTPClient(&http.Client{Transport: transport}), option.WithMiddleware(m.Middleware))
+	reg := promclient.NewRegistry()
+	var readerOpts []sdkmetric.ManualReaderOption
+	promOpts := []otelprom.Option{otelprom.WithRegisterer(reg)}
+	telOpts := []tpsotel.Option{tpsotel.WithTracing(true), tpsotel.WithCountedTokenUsage(true)}
+	if producer {
+		p := tpsotel.NewChunkProducer()
+		readerOpts = append(readerOpts, sdkmetric.WithProducer(p))
+		promOpts = append(promOpts, otelprom.WithProducer(p))
+		telOpts = append(telOpts, tpsotel.WithChunkProducer(p))
+	}
+	reader := sdkmetric.NewManualReader(readerOpts...)
+	exp, err := otelprom.New(promOpts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader), sdkmetric.WithReader(exp))
+	defer func() { _ = mp.Shutdown(context.Background()) }()
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	defer func() { _ = tp.Shutdown(context.Background()) }()
 
-			ctx, span := tp.Tracer("caller").Start(context.Background(), "chat")
-			params := openai.ChatCompletionNewParams{
-				Model:    "gpt-4o-mini",
-				Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Please repeat " + secret)},
-			}
-			stream := tpsopenai.NewChatStream(ctx, m, client.Chat.Completions.NewStreaming, params)
-			var answer strings.Builder
-			for stream.Next() {
-				for _, c := range stream.Current().Choices {
-					answer.WriteString(c.Delta.Content)
-				}
-			}
-			streamErr := stream.Err()
-			_ = stream.Close()
-			span.End()
-			res, ok := stream.Result()
-			if !ok {
-				t.Fatal("stream has no Result")
-			}
-			switch mode {
-			case "complete":
-				if streamErr != nil || !strings.Contains(answer.String(), secret) || res.OutputTokens == 0 {
-					t.Fatalf("the secret did not stream: err=%v answer=%q tokens=%d", streamErr, answer.String(), res.OutputTokens)
-				}
-			default:
-				errText := fmt.Sprint(streamErr)
-				var ae *openai.Error
-				if errors.As(streamErr, &ae) {
-					errText += ae.Message + ae.RawJSON()
-				}
-				if streamErr == nil || !strings.Contains(errText, secret) || res.ErrorType == "" {
-					t.Fatalf("want an error carrying the secret: err=%v type=%q", streamErr, res.ErrorType)
-				}
-			}
+	tel, err := tpsotel.New(append(telOpts, tpsotel.WithMeterProvider(mp))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := tpsmeter.New(tpsmeter.WithHooks(tel.Hooks()))
+	client := openai.NewClient(option.WithBaseURL(srv.URL), option.WithAPIKey("test-key"), option.WithMaxRetries(0),
+		option.WithHTTPClient(&http.Client{Transport: transport}), option.WithMiddleware(m.Middleware))
 
-			var rm metricdata.ResourceMetrics
-			if err := reader.Collect(context.Background(), &rm); err != nil {
-				t.Fatal(err)
-			}
-			metricsText := dumpMetrics(rm)
-			rw := httptest.NewRecorder()
-			promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rw, httptest.NewRequest(http.MethodGet, "/metrics", nil))
-			exposition := rw.Body.String()
-			spansText := dumpSpans(sr.Ended())
+	ctx, span := tp.Tracer("caller").Start(context.Background(), "chat")
+	params := openai.ChatCompletionNewParams{
+		Model:    "gpt-4o-mini",
+		Messages: []openai.ChatCompletionMessageParamUnion{openai.UserMessage("Please repeat " + secret)},
+	}
+	stream := tpsopenai.NewChatStream(ctx, m, client.Chat.Completions.NewStreaming, params)
+	var answer strings.Builder
+	for stream.Next() {
+		for _, c := range stream.Current().Choices {
+			answer.WriteString(c.Delta.Content)
+		}
+	}
+	streamErr := stream.Err()
+	_ = stream.Close()
+	span.End()
+	res, ok := stream.Result()
+	if !ok {
+		t.Fatal("stream has no Result")
+	}
+	switch mode {
+	case "complete":
+		if streamErr != nil || !strings.Contains(answer.String(), secret) || res.OutputTokens == 0 {
+			t.Fatalf("the secret did not stream: err=%v answer=%q tokens=%d", streamErr, answer.String(), res.OutputTokens)
+		}
+	default:
+		errText := fmt.Sprint(streamErr)
+		var ae *openai.Error
+		if errors.As(streamErr, &ae) {
+			errText += ae.Message + ae.RawJSON()
+		}
+		if streamErr == nil || !strings.Contains(errText, secret) || res.ErrorType == "" {
+			t.Fatalf("want an error carrying the secret: err=%v type=%q", streamErr, res.ErrorType)
+		}
+	}
 
-			for name, text := range map[string]string{"metric data": metricsText, "Prometheus exposition": exposition, "spans": spansText} {
-				// Each dump must have caught the request, or the check below proves nothing.
-				if !strings.Contains(text, "gpt-4o-mini") {
-					t.Errorf("%s does not mention the request at all:\n%s", name, text)
-				}
-				if strings.Contains(text, secret) {
-					t.Errorf("the secret leaked into the %s:\n%s", name, text)
-				}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	metricsText := dumpMetrics(rm)
+	rw := httptest.NewRecorder()
+	promhttp.HandlerFor(reg, promhttp.HandlerOpts{}).ServeHTTP(rw, httptest.NewRequest(http.MethodGet, "/metrics", nil))
+	exposition := rw.Body.String()
+	spansText := dumpSpans(sr.Ended())
+
+	for name, text := range map[string]string{"metric data": metricsText, "Prometheus exposition": exposition, "spans": spansText} {
+		// Each dump must have caught the request, or the check below proves nothing.
+		if !strings.Contains(text, "gpt-4o-mini") {
+			t.Errorf("%s does not mention the request at all:\n%s", name, text)
+		}
+		if strings.Contains(text, secret) {
+			t.Errorf("the secret leaked into the %s:\n%s", name, text)
+		}
+	}
+	if !strings.Contains(exposition, "gen_ai_client_operation_duration_seconds_bucket") {
+		t.Errorf("exposition lacks the duration histogram:\n%s", exposition)
+	}
+	// The per-chunk metrics (the producer's, in that mode) were checked too.
+	if mode != "http error" {
+		for _, name := range []string{"tpsmeter_chunk_tokens_bucket", "tpsmeter_token_gap_seconds_bucket", "gen_ai_client_operation_time_per_output_chunk_seconds_bucket"} {
+			if !strings.Contains(exposition, name) {
+				t.Errorf("exposition lacks %s:\n%s", name, exposition)
 			}
-			if !strings.Contains(exposition, "gen_ai_client_operation_duration_seconds_bucket") {
-				t.Errorf("exposition lacks the duration histogram:\n%s", exposition)
-			}
-		})
+		}
+		if !strings.Contains(metricsText, "tpsmeter.token.gap|") {
+			t.Errorf("metric data lacks tpsmeter.token.gap:\n%s", metricsText)
+		}
 	}
 }

@@ -78,38 +78,49 @@ func swapErrorHandler(t *testing.T) *errorRecorder {
 }
 
 // TestSetupErrors: refused instruments give an error wrapping ErrSetup,
-// also sent to otel.Handle; the Telemetry still works and never panics.
+// also sent to otel.Handle; the Telemetry still works and never panics, in
+// both modes.
 func TestSetupErrors(t *testing.T) {
-	for _, withInstrument := range []bool{false, true} {
-		t.Run(map[bool]string{false: "no instrument", true: "instrument and error"}[withInstrument], func(t *testing.T) {
-			handled := swapErrorHandler(t)
-			tel, err := tpsotel.New(tpsotel.WithMeterProvider(refusingProvider{withInstrument: withInstrument}), tpsotel.WithTracing(true), tpsotel.WithCountedTokenUsage(true))
-			if !errors.Is(err, tpsotel.ErrSetup) || !errors.Is(err, errRefused) {
-				t.Fatalf("New error = %v, want ErrSetup wrapping the provider's error", err)
-			}
-			if tel == nil {
-				t.Fatal("New returned a nil Telemetry with its error")
-			}
-			got := handled.all()
-			if len(got) != 1 || !errors.Is(got[0], tpsotel.ErrSetup) {
-				t.Fatalf("otel.Handle got %v, want the setup error once", got)
-			}
-			clock := tpsmetertest.NewClock(time.Unix(0, 0))
-			panics := 0
-			m := tpsmeter.New(tpsmeter.WithClock(clock), tpsmeter.WithTokenizer(wordTokenizer), tpsmeter.WithHooks(tel.Hooks()),
-				tpsmeter.WithPanicHandler(func(any) { panics++ }))
-			_, rec := m.Start(context.Background(), testInfo)
-			for _, s := range completeSteps {
-				clock.Advance(s.after)
-				rec.Chunk(clock.Now())
-				rec.Content(0, s.text)
-				rec.EndChunk()
-			}
-			rec.End(clock.Now(), errors.New("boom"))
-			if m.HookPanics() != 0 || panics != 0 {
-				t.Fatalf("hooks panicked %d times with refused instruments", m.HookPanics())
-			}
-		})
+	for _, mode := range telemetryModes {
+		for _, withInstrument := range []bool{false, true} {
+			t.Run(mode.name+"/"+map[bool]string{false: "no instrument", true: "instrument and error"}[withInstrument], func(t *testing.T) {
+				setupErrors(t, mode.producer, withInstrument)
+			})
+		}
+	}
+}
+
+func setupErrors(t *testing.T, producer, withInstrument bool) {
+	handled := swapErrorHandler(t)
+	opts := []tpsotel.Option{tpsotel.WithMeterProvider(refusingProvider{withInstrument: withInstrument}), tpsotel.WithTracing(true), tpsotel.WithCountedTokenUsage(true)}
+	if producer {
+		opts = append(opts, tpsotel.WithChunkProducer(tpsotel.NewChunkProducer()))
+	}
+	tel, err := tpsotel.New(opts...)
+	if !errors.Is(err, tpsotel.ErrSetup) || !errors.Is(err, errRefused) {
+		t.Fatalf("New error = %v, want ErrSetup wrapping the provider's error", err)
+	}
+	if tel == nil {
+		t.Fatal("New returned a nil Telemetry with its error")
+	}
+	got := handled.all()
+	if len(got) != 1 || !errors.Is(got[0], tpsotel.ErrSetup) {
+		t.Fatalf("otel.Handle got %v, want the setup error once", got)
+	}
+	clock := tpsmetertest.NewClock(time.Unix(0, 0))
+	panics := 0
+	m := tpsmeter.New(tpsmeter.WithClock(clock), tpsmeter.WithTokenizer(wordTokenizer), tpsmeter.WithHooks(tel.Hooks()),
+		tpsmeter.WithPanicHandler(func(any) { panics++ }))
+	_, rec := m.Start(context.Background(), testInfo)
+	for _, s := range completeSteps {
+		clock.Advance(s.after)
+		rec.Chunk(clock.Now())
+		rec.Content(0, s.text)
+		rec.EndChunk()
+	}
+	rec.End(clock.Now(), errors.New("boom"))
+	if m.HookPanics() != 0 || panics != 0 {
+		t.Fatalf("hooks panicked %d times with refused instruments", m.HookPanics())
 	}
 }
 

@@ -51,8 +51,9 @@ func New(opts ...Option) (*Telemetry, error) {
 		metric.WithInstrumentationVersion(Version),
 		metric.WithSchemaURL(semconv.SchemaURL))
 	var err1, err2 error
-	t.genai, err1 = newGenAIInstruments(meter)
-	t.own, err2 = newOwnInstruments(meter)
+	sdkPerChunk := cfg.producer == nil
+	t.genai, err1 = newGenAIInstruments(meter, sdkPerChunk)
+	t.own, err2 = newOwnInstruments(meter, sdkPerChunk)
 	if err := errors.Join(err1, err2); err != nil {
 		err = fmt.Errorf("%w: %w", ErrSetup, err)
 		otel.Handle(err)
@@ -74,11 +75,15 @@ func MeterOption(opts ...Option) tpsmeter.Option {
 
 // Hooks returns the callbacks that record the metrics: Chunk (per output
 // chunk: gen_ai.client.operation.time_per_output_chunk, tpsmeter.token.gap,
-// tpsmeter.chunk.tokens), Finish (per request: everything else) and, with
-// WithTracing, FirstToken (the span event). Give them to tpsmeter.New with
-// tpsmeter.WithHooks; they may be given to several meters.
+// tpsmeter.chunk.tokens; into the ChunkProducer with WithChunkProducer),
+// Finish (per request: everything else) and, with WithTracing, FirstToken
+// (the span event). Give them to tpsmeter.New with tpsmeter.WithHooks; they
+// may be given to several meters.
 func (t *Telemetry) Hooks() tpsmeter.Hooks {
 	h := tpsmeter.Hooks{Chunk: t.onChunk, Finish: t.onFinish}
+	if t.cfg.producer != nil {
+		h.Chunk = t.onChunkProducer
+	}
 	if t.cfg.tracing {
 		h.FirstToken = t.onFirstToken
 	}
@@ -112,6 +117,24 @@ func (t *Telemetry) onChunk(ci tpsmeter.ChunkInfo) {
 	if chunkTokens {
 		t.own.chunkTokens.Record(ctx, int64(ci.Tokens), a.opts...)
 	}
+}
+
+// onChunkProducer is onChunk for WithChunkProducer: the same values into
+// the producer's atomic histograms, the k per-token gaps of a chunk in one
+// step. No allocation and no lock once the request's attribute set is
+// cached and has its points.
+func (t *Telemetry) onChunkProducer(ci tpsmeter.ChunkInfo) {
+	a := t.chunkAttrs(ci.Request)
+	p := t.cfg.producer
+	if ci.Index > 0 {
+		gap := ci.Gap.Seconds()
+		a.hist(p, metricTimePerChunk).add(gap, 1, gap)
+		if ci.Tokens > 0 {
+			a.hist(p, metricTokenGap).add(gap/float64(ci.Tokens), uint64(ci.Tokens), gap)
+		}
+	}
+	n := float64(ci.Tokens)
+	a.hist(p, metricChunkTokens).add(n, 1, n)
 }
 
 // onFinish records the per-request metrics and decorates the caller's span.

@@ -39,16 +39,28 @@ type app struct {
 }
 
 // newApp wires everything: the Prometheus exporter as the MeterProvider's
-// reader, tpsotel's hooks on the meter, /metrics on listen.
-func newApp(listen string) (*app, error) {
+// reader, tpsotel's hooks on the meter, /metrics on listen. With
+// lowOverhead, the three per-chunk histograms are aggregated by a
+// tpsotel.ChunkProducer registered on the exporter (the low-overhead mode);
+// without, every metric goes through the SDK's instruments (the default).
+func newApp(listen string, lowOverhead bool) (*app, error) {
 	reg := promclient.NewRegistry()
-	exporter, err := otelprom.New(otelprom.WithRegisterer(reg))
+	promOpts := []otelprom.Option{otelprom.WithRegisterer(reg)}
+	var telOpts []tpsotel.Option
+	if lowOverhead {
+		// The producer goes on the reader (the exporter) before the
+		// MeterProvider exists, and to tpsotel.New after.
+		p := tpsotel.NewChunkProducer()
+		promOpts = append(promOpts, otelprom.WithProducer(p))
+		telOpts = append(telOpts, tpsotel.WithChunkProducer(p))
+	}
+	exporter, err := otelprom.New(promOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("prometheus exporter: %w", err)
 	}
 	res := resource.NewSchemaless(semconv.ServiceName("tpsmeter-example"))
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(exporter), sdkmetric.WithResource(res))
-	tel, err := tpsotel.New(tpsotel.WithMeterProvider(mp))
+	tel, err := tpsotel.New(append(telOpts, tpsotel.WithMeterProvider(mp))...)
 	if err != nil {
 		_ = mp.Shutdown(context.Background())
 		return nil, err

@@ -22,10 +22,14 @@ import (
 )
 
 // The end-to-end test of package tpsotel: this example app exports with the
-// OTel Prometheus exporter, a real Prometheus server (Debian's prometheus
-// package, installed by .ci/run) scrapes it every second while a few
-// hundred metered streams run, and a PromQL histogram_quantile(0.95, ...)
-// of TTFT must agree with the meter's own P95 within one bucket.
+// OTel Prometheus exporter, in both modes at once (two apps: per-chunk
+// histograms through the SDK's instruments, and through a
+// tpsotel.ChunkProducer registered on the exporter), a real Prometheus
+// server (Debian's prometheus package, installed by .ci/run) scrapes both
+// every second while a few hundred metered streams run in each, and for
+// each app PromQL histogram_quantile(0.95, ...) of TTFT, time to first
+// chunk, time per output chunk and per-token gap must agree with the
+// meter's own P95 within one bucket.
 
 // e2eStreams is the number of streams metered under Prometheus.
 const e2eStreams = 300
@@ -78,22 +82,31 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startPrometheus runs a Prometheus server on 127.0.0.1 that scrapes
-// target every second, with its storage in a temporary directory, and
-// stops it when the test ends. It returns the server's base URL.
-func startPrometheus(t *testing.T, bin, target string) string {
+// startPrometheus runs a Prometheus server on 127.0.0.1 that scrapes every
+// target (job name to host:port) every second, with its storage in a
+// temporary directory, and stops it when the test ends. It returns the
+// server's base URL.
+func startPrometheus(t *testing.T, bin string, targets map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()
-	cfg := fmt.Sprintf(`global:
+	cfg := `global:
   scrape_interval: 1s
   evaluation_interval: 1s
 scrape_configs:
-  - job_name: tpsmeter-example
+`
+	jobs := make([]string, 0, len(targets))
+	for job := range targets {
+		jobs = append(jobs, job)
+	}
+	sort.Strings(jobs)
+	for _, job := range jobs {
+		cfg += fmt.Sprintf(`  - job_name: %q
     scrape_interval: 1s
     scrape_timeout: 900ms
     static_configs:
       - targets: [%q]
-`, target)
+`, job, targets[job])
+	}
 	cfgPath := filepath.Join(dir, "prometheus.yml")
 	if err := os.WriteFile(cfgPath, []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
@@ -240,38 +253,76 @@ func waitFor(t *testing.T, base, q string, want float64, within time.Duration) {
 func TestPrometheusEndToEnd(t *testing.T) {
 	bin := prometheusBinary(t)
 	leaks := goleak.IgnoreCurrent()
-	t.Cleanup(func() { goleak.VerifyNone(t, leaks) }) // last: after Prometheus and the app are stopped
+	t.Cleanup(func() { goleak.VerifyNone(t, leaks) }) // last: after Prometheus and the apps are stopped
 
-	a, err := newApp("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	apps := map[string]*app{}
+	targets := map[string]string{}
+	for _, mode := range appModes {
+		a, err := newApp("127.0.0.1:0", mode.lowOverhead)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(a.Close)
+		job := "tpsmeter-example-" + mode.name
+		apps[job], targets[job] = a, a.MetricsAddr
 	}
-	t.Cleanup(a.Close)
-	base := startPrometheus(t, bin, a.MetricsAddr)
+	base := startPrometheus(t, bin, targets)
 	// Prometheus applies discovered targets a few seconds after start:
-	// wait for its first successful scrape, so that it scrapes while the
-	// streams run.
-	waitFor(t, base, `up{job="tpsmeter-example"}`, 1, 20*time.Second)
+	// wait for its first successful scrape of each, so that it scrapes
+	// while the streams run.
+	for job := range targets {
+		waitFor(t, base, `up{job="`+job+`"}`, 1, 20*time.Second)
+	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	start := time.Now()
-	if err := a.Run(ctx, e2eStreams, 24); err != nil {
-		t.Fatalf("streams: %v", err)
+	errs := make(chan error, len(apps))
+	for _, a := range apps {
+		go func() { errs <- a.Run(ctx, e2eStreams, 24) }()
 	}
-	t.Logf("%d streams in %v", e2eStreams, time.Since(start).Round(time.Millisecond))
+	for range apps {
+		if err := <-errs; err != nil {
+			t.Fatalf("streams: %v", err)
+		}
+	}
+	t.Logf("%d streams in each of %d apps in %v", e2eStreams, len(apps), time.Since(start).Round(time.Millisecond))
 
+	for _, mode := range appModes {
+		job := "tpsmeter-example-" + mode.name
+		t.Run(mode.name, func(t *testing.T) { checkScraped(t, base, job, apps[job]) })
+	}
+}
+
+// checkScraped compares what Prometheus scraped from one app with the
+// app's meter.
+func checkScraped(t *testing.T, base, job string, a *app) {
+	sel := `{job="` + job + `"}`
+	gaps := float64(e2eStreams * (len(answerWords) - 1))
 	// Wait until a scrape after the last stream has landed: the count of
-	// TTFT observations in Prometheus equals the streams run.
-	waitFor(t, base, "sum(tpsmeter_time_to_first_token_seconds_count)", e2eStreams, 20*time.Second)
-	// Scraped while the streams ran: the TTFT series has several samples.
-	if n := scalar(t, base, "count_over_time(tpsmeter_time_to_first_token_seconds_count[1m])"); n < 2 {
-		t.Fatalf("Prometheus holds %v samples of the TTFT count, want at least 2 (scrapes during the run)", n)
+	// TTFT observations (recorded at the end of a request) equals the
+	// streams run, and the count of chunk gaps (per chunk: the
+	// ChunkProducer's in producer mode) every gap of them.
+	waitFor(t, base, "sum(tpsmeter_time_to_first_token_seconds_count"+sel+")", e2eStreams, 20*time.Second)
+	waitFor(t, base, "sum(gen_ai_client_operation_time_per_output_chunk_seconds_count"+sel+")", gaps, 20*time.Second)
+	waitFor(t, base, "sum(tpsmeter_chunk_tokens_count"+sel+")", float64(e2eStreams*len(answerWords)), 20*time.Second)
+	// Scraped while the streams ran: the series have several samples.
+	for _, series := range []string{"tpsmeter_time_to_first_token_seconds_count", "gen_ai_client_operation_time_per_output_chunk_seconds_count"} {
+		if n := scalar(t, base, "count_over_time("+series+sel+"[1m])"); n < 2 {
+			t.Fatalf("Prometheus holds %v samples of %s, want at least 2 (scrapes during the run)", n, series)
+		}
+	}
+	// The per-chunk series come under tpsotel's scope, as the SDK's do.
+	if n := scalar(t, base, `count(tpsmeter_token_gap_seconds_count{job="`+job+`",otel_scope_name="github.com/tpsmeter/tpsmeter/tpsotel",otel_scope_version="0.1.0"})`); n != 1 {
+		t.Errorf("%v token-gap series under tpsotel's scope, want 1", n)
 	}
 
 	snap := a.Meter.Snapshot()
 	if len(snap) != 1 || snap[0].Requests != e2eStreams || snap[0].TTFT.Count != e2eStreams {
 		t.Fatalf("meter snapshot %+v, want one group of %d requests with TTFT", snap, e2eStreams)
+	}
+	if snap[0].ChunkGap.Count != int64(gaps) {
+		t.Fatalf("meter counted %d chunk gaps, Prometheus %v", snap[0].ChunkGap.Count, gaps)
 	}
 	for _, c := range []struct {
 		name, series string
@@ -279,11 +330,13 @@ func TestPrometheusEndToEnd(t *testing.T) {
 	}{
 		{"TTFT (first visible output)", "tpsmeter_time_to_first_token_seconds_bucket", snap[0].TTFT.P95},
 		{"time to first chunk (GenAI semconv)", "gen_ai_client_operation_time_to_first_chunk_seconds_bucket", snap[0].TimeToFirstChunk.P95},
+		{"time per output chunk (GenAI semconv, per chunk)", "gen_ai_client_operation_time_per_output_chunk_seconds_bucket", snap[0].ChunkGap.P95},
+		{"per-token gap (per chunk)", "tpsmeter_token_gap_seconds_bucket", snap[0].TokenGap.P95},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			q := "histogram_quantile(0.95, sum by (le) (" + c.series + "))"
+			q := "histogram_quantile(0.95, sum by (le) (" + c.series + sel + "))"
 			got := scalar(t, base, q)
-			b := bounds(t, base, c.series)
+			b := bounds(t, base, c.series+sel)
 			gi, mi := bucketIndex(b, got), bucketIndex(b, c.meterP95)
 			t.Logf("%s = %.4f s (bucket %d); meter P95 = %.4f s (bucket %d); bounds %v", q, got, gi, c.meterP95, mi, b)
 			if gi-mi > 1 || mi-gi > 1 {
@@ -294,8 +347,9 @@ func TestPrometheusEndToEnd(t *testing.T) {
 
 	// The docs' per-model queries work on the scraped series.
 	for _, q := range []string{
-		`histogram_quantile(0.95, sum by (le, gen_ai_request_model) (rate(tpsmeter_time_to_first_token_seconds_bucket[1m])))`,
-		`histogram_quantile(0.5, sum by (le, gen_ai_request_model) (rate(tpsmeter_decode_rate_per_second_bucket[1m])))`,
+		`histogram_quantile(0.95, sum by (le, gen_ai_request_model) (rate(tpsmeter_time_to_first_token_seconds_bucket` + sel + `[1m])))`,
+		`histogram_quantile(0.5, sum by (le, gen_ai_request_model) (rate(tpsmeter_decode_rate_per_second_bucket` + sel + `[1m])))`,
+		`histogram_quantile(0.99, sum by (le, gen_ai_request_model) (rate(tpsmeter_token_gap_seconds_bucket` + sel + `[1m])))`,
 	} {
 		r := query(t, base, q)
 		if len(r) != 1 || r[0].Metric["gen_ai_request_model"] != "gpt-4o-mini" {

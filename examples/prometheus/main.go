@@ -2,7 +2,11 @@
 // streamed chat completions made with the official openai-go client against
 // a simulated server on 127.0.0.1 (offline, with a known TTFT distribution)
 // and exports the measurements with the OpenTelemetry Prometheus exporter
-// on /metrics, for a Prometheus server to scrape.
+// on /metrics, for a Prometheus server to scrape. By default it uses
+// tpsotel's low-overhead mode: the per-chunk histograms are aggregated by a
+// tpsotel.ChunkProducer registered on the exporter (-low-overhead=false
+// records them through the SDK's instruments instead; the exposition is the
+// same).
 //
 //	go run ./examples/prometheus -listen 127.0.0.1:9464 -streams 300 -hold 1m
 //
@@ -10,8 +14,9 @@
 //
 //	histogram_quantile(0.95, sum by (le, gen_ai_request_model) (rate(tpsmeter_time_to_first_token_seconds_bucket[5m])))
 //
-// The end-to-end test (e2e_test.go) runs this app under a real Prometheus
-// server and checks that query against the meter's own P95.
+// The end-to-end test (e2e_test.go) runs this app, in both modes, under a
+// real Prometheus server and checks that query, and the P95 per-chunk and
+// per-token gaps, against the meter's own P95.
 package main
 
 import (
@@ -29,11 +34,12 @@ func main() {
 	streams := flag.Int("streams", 300, "number of streams to meter")
 	concurrency := flag.Int("concurrency", 24, "streams in flight at once")
 	hold := flag.Duration("hold", 30*time.Second, "keep serving /metrics this long after the streams (until interrupted); 0 exits at once")
+	lowOverhead := flag.Bool("low-overhead", true, "aggregate the per-chunk histograms with a tpsotel.ChunkProducer registered on the exporter (false: through the SDK's instruments)")
 	flag.Parse()
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	a, err := newApp(*listen)
+	a, err := newApp(*listen, *lowOverhead)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -49,12 +49,25 @@ func sumSamples(exposition, name string) (float64, int) {
 	return sum, n
 }
 
-// TestSmoke runs the example app with a few streams and reads its /metrics
-// as Prometheus would: every documented series is there, with the right
-// counts. It needs no Prometheus server, so it always runs.
+// appModes are the example's two ways of recording the per-chunk
+// histograms, which every test runs.
+var appModes = []struct {
+	name        string
+	lowOverhead bool
+}{{"sdk", false}, {"producer", true}}
+
+// TestSmoke runs the example app with a few streams, in both modes, and
+// reads its /metrics as Prometheus would: every documented series is there,
+// with the right counts. It needs no Prometheus server, so it always runs.
 func TestSmoke(t *testing.T) {
+	for _, mode := range appModes {
+		t.Run(mode.name, func(t *testing.T) { smoke(t, mode.lowOverhead) })
+	}
+}
+
+func smoke(t *testing.T, lowOverhead bool) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	a, err := newApp("127.0.0.1:0")
+	a, err := newApp("127.0.0.1:0", lowOverhead)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +108,12 @@ func TestSmoke(t *testing.T) {
 	}
 	if !strings.Contains(text, `gen_ai_request_model="gpt-4o-mini"`) || !strings.Contains(text, `gen_ai_response_model="`+upstreamModel+`"`) {
 		t.Errorf("model labels missing:\n%s", text)
+	}
+	// The per-chunk series carry the same scope labels in both modes.
+	for _, series := range []string{"gen_ai_client_operation_time_per_output_chunk_seconds_count{", "tpsmeter_token_gap_seconds_count{", "tpsmeter_chunk_tokens_count{"} {
+		if !strings.Contains(text, series+`gen_ai_operation_name="chat",gen_ai_provider_name="openai",gen_ai_request_model="gpt-4o-mini",otel_scope_name="github.com/tpsmeter/tpsmeter/tpsotel",otel_scope_schema_url="https://opentelemetry.io/schemas/1.41.0",otel_scope_version="0.1.0",server_address="127.0.0.1"`) {
+			t.Errorf("%s lacks the request's and the scope's labels:\n%s", series, text)
+		}
 	}
 	snap := a.Meter.Snapshot()
 	if len(snap) != 1 || snap[0].Requests != streams || snap[0].Partial != 0 {
