@@ -296,3 +296,57 @@ func TestZeroValues(t *testing.T) {
 		t.Fatalf("zero Estimator: Count %d, ratio %v", e.Count(), e.CharsPerToken())
 	}
 }
+
+// TestWordChunks streams texts the way OpenAI's servers do, one word per
+// chunk (split before every space), which takes the Counter's fast path for
+// a word that follows a word, and checks every prefix's Count against the
+// reference tokenizer, for every encoding: capitals, mixed case
+// (" McDonald", which o200k_base splits), contractions, digits, newlines,
+// runs of spaces and non-ASCII letters around the words.
+func TestWordChunks(t *testing.T) {
+	texts := []string{
+		" the quick brown fox jumps over a lazy dog",
+		"Hello world and The Quick Brown Fox said NASA McDonald iPhone eBay YouTube JavaScript is great",
+		" don't you've we'll it's a b c I A Zz zZ",
+		" one  two   three\\n four\\n\\n five\\tsix 7 eight9 ten",
+		" café naïve über straße 日本 語 the end",
+		" x y z" + strings.Repeat(" abcdefghijklmnopqrstuvwxyz", 3) + " Supercalifragilisticexpialidocious end",
+	}
+	c := corpus(t)
+	handmade := len(texts)
+	for seg := 0; seg+2000 < len(c) && len(texts) < handmade+12; seg += 80_000 {
+		texts = append(texts, strings.ToValidUTF8(c[seg:seg+2000], ""))
+	}
+	for _, enc := range tokenize.Encodings() {
+		for i, text := range texts {
+			text = strings.ReplaceAll(text, `\n`, "\n")
+			text = strings.ReplaceAll(text, `\t`, "\t")
+			var parts []string
+			for rest := text; rest != ""; {
+				j := strings.IndexByte(rest[1:], ' ')
+				if j < 0 {
+					parts = append(parts, rest)
+					break
+				}
+				parts = append(parts, rest[:j+1])
+				rest = rest[j+1:]
+			}
+			ctr, err := tokenize.NewCounter(enc)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := stream(ctr, parts)
+			checkCredits(t, res)
+			prefix := ""
+			for k, p := range parts {
+				prefix += p
+				if i >= handmade && k%8 != 7 && k != len(parts)-1 {
+					continue // corpus texts: every 8th prefix and the whole
+				}
+				if want := oracleCount(t, enc, prefix); res.counts[k] != want {
+					t.Fatalf("%s, text %d, after chunk %d (%q): Count %d, want %d", enc, i, k, p, res.counts[k], want)
+				}
+			}
+		}
+	}
+}
