@@ -14,13 +14,13 @@ import (
 // ResponseStream. It does what tpsmeter.Stream does (pass every chunk and
 // error through unchanged, finish the Recorder exactly once: when Next
 // returns false, on Close before that, or when an abandoned stream is
-// garbage collected), but it holds the concrete *ssestream.Stream, so that
-// nothing copies a chunk: Current is openai-go's own Current, and the
-// extractor reads the fields it needs through it, which the compiler turns
-// into field loads. Through the generic tpsmeter.Stream every chunk is
-// copied twice (a Chat Completions chunk is 1.4 KB, a Responses event
-// 10.6 KB), which was the largest part of the meter's cost per chunk
-// (docs/performance.md).
+// garbage collected), but it holds the concrete *ssestream.Stream: Current
+// is openai-go's own Current, which the caller's loop inlines as it would
+// without the meter, and the extractor works on one copy of the chunk on
+// the stack. Through the generic tpsmeter.Stream every chunk is also copied
+// into the heap wrapper, with write barriers while the GC runs (a Chat
+// Completions chunk is 1.4 KB, a Responses event 10.6 KB), which was the
+// largest part of the meter's cost per chunk (docs/performance.md).
 type stream[T any] struct {
 	inner   *ssestream.Stream[T]
 	rec     *tpsmeter.Recorder
