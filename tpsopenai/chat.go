@@ -7,7 +7,6 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-	"github.com/openai/openai-go/v3/packages/respjson"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/tpsmeter/tpsmeter"
@@ -36,32 +35,13 @@ func WrapChat(rec *tpsmeter.Recorder, s *ssestream.Stream[openai.ChatCompletionC
 	return c
 }
 
-// ExtractChat is the Extractor for Chat Completions chunks, for
-// tpsmeter.Wrap and tpsmeter.Seq over iterators of other shapes; ChatStream
-// reads the same fields without copying the chunk.
+// ExtractChat is the Extractor for Chat Completions chunks. ChatStream
+// calls it on a stack copy of openai-go's current chunk; it is exported
+// for tpsmeter.Wrap and tpsmeter.Seq over iterators of other shapes.
 func ExtractChat(rec *tpsmeter.Recorder, c *openai.ChatCompletionChunk) {
-	var u *openai.CompletionUsage
-	if c.JSON.Usage.Valid() {
-		u = &c.Usage
-	}
-	extractChat(rec, c.Model, c.Choices, u, c.JSON.ExtraFields)
-}
-
-// extractChatStream is ExtractChat on the stream's current chunk, copied
-// once to the stack: Current returns the chunk by value and the compiler
-// copies the whole struct for every s.Current().Field, so reading fields
-// one by one would copy it once per field.
-func extractChatStream(rec *tpsmeter.Recorder, s *ssestream.Stream[openai.ChatCompletionChunk]) {
-	c := s.Current()
-	ExtractChat(rec, &c)
-}
-
-// extractChat tells rec what a chunk carries; usage is nil when the chunk
-// has none.
-func extractChat(rec *tpsmeter.Recorder, model string, choices []openai.ChatCompletionChunkChoice, usage *openai.CompletionUsage, extra map[string]respjson.Field) {
-	rec.SetResponseModel(model)
-	for i := range choices {
-		ch := &choices[i]
+	rec.SetResponseModel(c.Model)
+	for i := range c.Choices {
+		ch := &c.Choices[i]
 		idx := int(ch.Index)
 		d := &ch.Delta
 		rec.Content(idx, d.Content)
@@ -82,10 +62,10 @@ func extractChat(rec *tpsmeter.Recorder, model string, choices []openai.ChatComp
 		}
 		rec.FinishReason(idx, ch.FinishReason)
 	}
-	if usage != nil {
-		rec.SetUsage(chatUsage(*usage))
-	} else if len(extra) > 0 {
-		if f, ok := extra["x_groq"]; ok {
+	if c.JSON.Usage.Valid() {
+		rec.SetUsage(chatUsage(c.Usage))
+	} else if len(c.JSON.ExtraFields) > 0 {
+		if f, ok := c.JSON.ExtraFields["x_groq"]; ok {
 			var x struct {
 				Usage *openai.CompletionUsage `json:"usage"`
 			}
@@ -94,6 +74,15 @@ func extractChat(rec *tpsmeter.Recorder, model string, choices []openai.ChatComp
 			}
 		}
 	}
+}
+
+// extractChatStream is ExtractChat on the stream's current chunk, copied
+// to the stack (no heap copy, no write barriers): Current returns the chunk
+// by value, and the compiler copies the whole struct for every
+// s.Current().Field, so reading fields one by one would copy it per field.
+func extractChatStream(rec *tpsmeter.Recorder, s *ssestream.Stream[openai.ChatCompletionChunk]) {
+	c := s.Current()
+	ExtractChat(rec, &c)
 }
 
 // reasoningKeys are the delta fields third-party servers use for reasoning

@@ -33,28 +33,10 @@ func WrapResponses(rec *tpsmeter.Recorder, s *ssestream.Stream[responses.Respons
 }
 
 // extractResponsesStream is ExtractResponses on the stream's current
-// event, copied once to the stack (see extractChatStream).
+// event, copied to the stack (see extractChatStream).
 func extractResponsesStream(rec *tpsmeter.Recorder, s *ssestream.Stream[responses.ResponseStreamEventUnion]) {
 	ev := s.Current()
 	ExtractResponses(rec, &ev)
-}
-
-// deltaKind returns the Kind of the text that a delta event of the given
-// type carries.
-func deltaKind(typ string) (tpsmeter.Kind, bool) {
-	switch typ {
-	case "response.output_text.delta":
-		return tpsmeter.KindContent, true
-	case "response.refusal.delta":
-		return tpsmeter.KindRefusal, true
-	case "response.function_call_arguments.delta", "response.custom_tool_call_input.delta":
-		return tpsmeter.KindToolArgs, true
-	case "response.reasoning_text.delta":
-		return tpsmeter.KindReasoning, true
-	case "response.reasoning_summary_text.delta":
-		return tpsmeter.KindSummary, true
-	}
-	return 0, false
 }
 
 // EventError is an in-band "error" event of the Responses API, recorded as
@@ -71,14 +53,17 @@ func (e *EventError) Error() string {
 // counted per output item and content part (output_index, content_index).
 func ExtractResponses(rec *tpsmeter.Recorder, ev *responses.ResponseStreamEventUnion) {
 	sub := int(ev.OutputIndex)<<8 | int(ev.ContentIndex&0xff)
-	if kind, ok := deltaKind(ev.Type); ok {
-		if kind == tpsmeter.KindSummary {
-			sub = int(ev.OutputIndex)<<8 | int(ev.SummaryIndex&0xff)
-		}
-		rec.Text(0, sub, kind, ev.Delta)
-		return
-	}
 	switch ev.Type {
+	case "response.output_text.delta":
+		rec.Text(0, sub, tpsmeter.KindContent, ev.Delta)
+	case "response.refusal.delta":
+		rec.Text(0, sub, tpsmeter.KindRefusal, ev.Delta)
+	case "response.function_call_arguments.delta", "response.custom_tool_call_input.delta":
+		rec.Text(0, sub, tpsmeter.KindToolArgs, ev.Delta)
+	case "response.reasoning_text.delta":
+		rec.Text(0, sub, tpsmeter.KindReasoning, ev.Delta)
+	case "response.reasoning_summary_text.delta":
+		rec.Text(0, int(ev.OutputIndex)<<8|int(ev.SummaryIndex&0xff), tpsmeter.KindSummary, ev.Delta)
 	case "response.output_item.added":
 		if ev.Item.Type == "function_call" {
 			rec.Text(0, sub, tpsmeter.KindToolName, ev.Item.Name)

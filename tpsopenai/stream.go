@@ -16,7 +16,7 @@ import (
 // returns false, on Close before that, or when an abandoned stream is
 // garbage collected), but it holds the concrete *ssestream.Stream: Current
 // is openai-go's own Current, which the caller's loop inlines as it would
-// without the meter, and the extractor works on one copy of the chunk on
+// without the meter, and the extractor works on a copy of the chunk on
 // the stack. Through the generic tpsmeter.Stream every chunk is also copied
 // into the heap wrapper, with write barriers while the GC runs (a Chat
 // Completions chunk is 1.4 KB, a Responses event 10.6 KB), which was the
