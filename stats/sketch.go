@@ -159,16 +159,7 @@ func (s *Sketch) Add(v float64) {
 	default:
 		s.zero++ // |v| <= minIdx
 	}
-	if s.count == 0 {
-		s.min, s.max = v, v
-	} else {
-		if v < s.min {
-			s.min = v
-		}
-		if v > s.max {
-			s.max = v
-		}
-	}
+	s.track(v)
 	s.count++
 	s.sum += v
 }
@@ -202,18 +193,23 @@ func (s *Sketch) AddN(v float64, n int) {
 	default:
 		s.zero += uint64(k)
 	}
-	if s.count == 0 {
-		s.min, s.max = v, v
-	} else {
-		if v < s.min {
-			s.min = v
-		}
-		if v > s.max {
-			s.max = v
-		}
-	}
+	s.track(v)
 	s.count += k
 	s.sum += v * float64(k)
+}
+
+// track updates Min and Max with a value about to be counted.
+func (s *Sketch) track(v float64) {
+	if s.count == 0 {
+		s.min, s.max = v, v
+		return
+	}
+	if v < s.min {
+		s.min = v
+	}
+	if v > s.max {
+		s.max = v
+	}
 }
 
 // Count returns how many values were recorded (Dropped ones excluded); 0 for

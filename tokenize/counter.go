@@ -230,10 +230,6 @@ func (c *Counter) Reset() {
 	if cap(c.scratch.next) > maxKeptScratch {
 		c.scratch = bpeScratch{}
 	}
-	// Field by field, to keep the piece cache, whose entries stay exact for
-	// the same encoding.
-	c.pending = c.pending[:0]
-	c.tail = utf8Tail{}
-	c.final, c.credited, c.lastSplit, c.pendingTokens = 0, 0, 0, 0
-	c.pendingValid, c.pendingWord = false, false
+	// The piece cache stays: its entries are exact for the same encoding.
+	*c = Counter{enc: c.enc, name: c.name, pending: c.pending[:0], scratch: c.scratch, cache: c.cache}
 }
