@@ -38,7 +38,9 @@ type Stream[T any] struct {
 }
 
 // Wrap meters inner with rec (from Meter.Start, taken before the request was
-// sent) and extract (which knows the chunk type).
+// sent) and extract (which knows the chunk type). Each chunk is copied into
+// the Stream; for openai-go streams use package tpsopenai, whose streams
+// copy a chunk only to the stack and cost less per chunk.
 func Wrap[T any](rec *Recorder, inner Iterator[T], extract Extractor[T]) *Stream[T] {
 	s := &Stream[T]{inner: inner, rec: rec, extract: extract}
 	runtime.AddCleanup(s, (*Recorder).Abandon, rec)
