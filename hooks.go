@@ -11,7 +11,15 @@ import (
 // the order given. Each callback receives a small struct by value, so fields
 // can be added later without breaking callers.
 //
-// Goroutines and ordering: FirstToken, Chunk and Finish run synchronously on
+// Per-request state: a Hooks with a Start callback gets, in the State field
+// of every info struct it receives, the value its Start returned for that
+// request, so that what a callback needs per request (say, the request's
+// telemetry attributes, resolved once) is at hand without a lookup at every
+// chunk.
+//
+// Goroutines and ordering: Start runs on the goroutine that calls
+// Meter.Start or Meter.StartAt, before any other callback of the request.
+// FirstToken, Chunk and Finish run synchronously on
 // the goroutine that consumes the stream (inside Next, or inside the
 // Recorder call that caused them), in stream order: FirstToken before the
 // Chunk of the same chunk, Finish last and exactly once. StallStart runs on
@@ -23,6 +31,14 @@ import (
 // unchanged, the panic is counted (Meter.HookPanics) and passed to the
 // handler set with WithPanicHandler, if any.
 type Hooks struct {
+	// Start fires once per request, when the meter starts measuring it
+	// (Meter.Start, before the start time is taken, so that its work is not
+	// part of the request's timings; Meter.StartAt). What it returns comes
+	// back unchanged as the State field of every FirstTokenInfo, ChunkInfo,
+	// StallInfo and FinishInfo that the callbacks of the same Hooks value
+	// receive for that request; each Hooks given to the meter has its own.
+	// A Start that panics leaves its state nil.
+	Start func(StartInfo) any
 	// FirstToken fires once per request, when the first chunk with
 	// non-empty output arrives (the TTFT moment).
 	FirstToken func(FirstTokenInfo)
@@ -40,6 +56,16 @@ type Hooks struct {
 	Finish func(FinishInfo)
 }
 
+// StartInfo is passed to Hooks.Start.
+type StartInfo struct {
+	// Context is the context given to Meter.Start (context.Background for
+	// Meter.StartAt).
+	Context context.Context
+	// Request describes the request, as given to Meter.Start (with the
+	// fields of WithRequestInfo laid over it).
+	Request RequestInfo
+}
+
 // FinishInfo is passed to Hooks.Finish.
 type FinishInfo struct {
 	// Context is the context given to Meter.Start (context.Background for
@@ -48,6 +74,9 @@ type FinishInfo struct {
 	// Request describes the request, as given to Meter.Start.
 	Request RequestInfo
 	Result  Result
+	// State is what this Hooks' Start returned for the request (nil
+	// without a Start).
+	State any
 }
 
 // FirstTokenInfo is passed to Hooks.FirstToken.
@@ -59,6 +88,8 @@ type FirstTokenInfo struct {
 	TTFT time.Duration
 	// Tokens credited to the first output chunk.
 	Tokens int
+	// State is what this Hooks' Start returned for the request.
+	State any
 }
 
 // ChunkInfo is passed to Hooks.Chunk.
@@ -79,6 +110,8 @@ type ChunkInfo struct {
 	Chars  int
 	// TotalTokens credited so far, this chunk included.
 	TotalTokens int
+	// State is what this Hooks' Start returned for the request.
+	State any
 }
 
 // StallInfo is passed to Hooks.StallStart.
@@ -92,30 +125,75 @@ type StallInfo struct {
 	Threshold time.Duration
 	// TokensSoFar is the number of output tokens credited before the stall.
 	TokensSoFar int
+	// State is what this Hooks' Start returned for the request.
+	State any
 }
 
 // hookSet is the combination of every Hooks given to a Meter: each field is
 // nil when no Hooks set it, so an unused callback costs one nil check.
 type hookSet struct {
-	firstToken []func(FirstTokenInfo)
-	chunk      []func(ChunkInfo)
-	stallStart []func(StallInfo)
-	finish     []func(FinishInfo)
+	start      []func(StartInfo) any
+	firstToken []hook[FirstTokenInfo]
+	chunk      []hook[ChunkInfo]
+	stallStart []hook[StallInfo]
+	finish     []hook[FinishInfo]
+}
+
+// hook is one callback and the index of its Hooks' per-request state in
+// Recorder.states, or -1 when its Hooks has no Start.
+type hook[T any] struct {
+	f     func(T)
+	state int
 }
 
 func (h *hookSet) add(x Hooks) {
+	state := -1
+	if x.Start != nil {
+		state = len(h.start)
+		h.start = append(h.start, x.Start)
+	}
 	if x.FirstToken != nil {
-		h.firstToken = append(h.firstToken, x.FirstToken)
+		h.firstToken = append(h.firstToken, hook[FirstTokenInfo]{x.FirstToken, state})
 	}
 	if x.Chunk != nil {
-		h.chunk = append(h.chunk, x.Chunk)
+		h.chunk = append(h.chunk, hook[ChunkInfo]{x.Chunk, state})
 	}
 	if x.StallStart != nil {
-		h.stallStart = append(h.stallStart, x.StallStart)
+		h.stallStart = append(h.stallStart, hook[StallInfo]{x.StallStart, state})
 	}
 	if x.Finish != nil {
-		h.finish = append(h.finish, x.Finish)
+		h.finish = append(h.finish, hook[FinishInfo]{x.Finish, state})
 	}
+}
+
+// startStates runs the Start callbacks of a request and returns their
+// states, in buf when it is large enough.
+func (m *Meter) startStates(ctx context.Context, info RequestInfo, buf []any) []any {
+	starts := m.cfg.hooks.start
+	if len(starts) == 0 {
+		return nil
+	}
+	states := buf[:0]
+	if len(starts) > cap(buf) {
+		states = make([]any, 0, len(starts))
+	}
+	si := StartInfo{Context: ctx, Request: info}
+	for _, f := range starts {
+		states = append(states, callStart(m, f, si))
+	}
+	return states
+}
+
+// callStart runs f(si), recovering a panic into the meter's panic
+// accounting (the state is then nil).
+func callStart(m *Meter, f func(StartInfo) any, si StartInfo) (state any) {
+	defer func() {
+		if p := recover(); p != nil {
+			state = nil
+			m.hookPanic(p)
+		}
+	}()
+	return f(si)
 }
 
 // call runs f(v), recovering a panic into the meter's panic accounting.

@@ -123,9 +123,22 @@ type Recorder struct {
 	atomicLastAt atomic.Int64
 	atomicTokens atomic.Int64
 
+	// states are the per-request states of the Hooks that have a Start
+	// (see hookSet), in stateBuf when there are few.
+	states   []any
+	stateBuf [2]any
+
 	done    atomic.Bool
 	endOnce sync.Once
 	result  Result
+}
+
+// state returns the per-request state at index i of states (nil for -1).
+func (r *Recorder) state(i int) any {
+	if i < 0 || i >= len(r.states) {
+		return nil
+	}
+	return r.states[i]
 }
 
 // Info returns the request's description.
@@ -411,12 +424,12 @@ func (r *Recorder) commit() {
 	total := r.outputTotal()
 	h := &r.m.cfg.hooks
 	if idx == 0 {
-		for _, f := range h.firstToken {
-			call(r.m, f, FirstTokenInfo{Context: r.ctx, Request: r.info, TTFT: at, Tokens: k})
+		for _, hk := range h.firstToken {
+			call(r.m, hk.f, FirstTokenInfo{Context: r.ctx, Request: r.info, TTFT: at, Tokens: k, State: r.state(hk.state)})
 		}
 	}
-	for _, f := range h.chunk {
-		call(r.m, f, ChunkInfo{Context: r.ctx, Request: r.info, Index: idx, At: at, Gap: gap, Tokens: k, Chars: nchars, TotalTokens: total})
+	for _, hk := range h.chunk {
+		call(r.m, hk.f, ChunkInfo{Context: r.ctx, Request: r.info, Index: idx, At: at, Gap: gap, Tokens: k, Chars: nchars, TotalTokens: total, State: r.state(hk.state)})
 	}
 	if len(h.stallStart) > 0 {
 		r.armStall(at, total)
@@ -525,8 +538,9 @@ func (r *Recorder) fireStall() {
 		Threshold:    r.m.stallLimit,
 		TokensSoFar:  int(r.atomicTokens.Load()),
 	}
-	for _, f := range r.m.cfg.hooks.stallStart {
-		call(r.m, f, info)
+	for _, hk := range r.m.cfg.hooks.stallStart {
+		info.State = r.state(hk.state)
+		call(r.m, hk.f, info)
 	}
 }
 
@@ -606,9 +620,12 @@ func (r *Recorder) end(at time.Time, err error) {
 	r.m.finished.Add(1)
 	r.m.record(&r.result, r)
 	r.release()
-	for _, f := range r.m.cfg.hooks.finish {
-		call(r.m, f, FinishInfo{Context: r.ctx, Request: r.info, Result: r.result})
+	for _, hk := range r.m.cfg.hooks.finish {
+		call(r.m, hk.f, FinishInfo{Context: r.ctx, Request: r.info, Result: r.result, State: r.state(hk.state)})
 	}
+	// The states were handed over for the last time: a Recorder the caller
+	// keeps must not keep them alive (a Finish may have recycled its state).
+	r.states, r.stateBuf = nil, [len(r.stateBuf)]any{}
 }
 
 // build computes the Result of a finished request.

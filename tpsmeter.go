@@ -107,7 +107,8 @@ func (m *Meter) Start(ctx context.Context, info RequestInfo) (context.Context, *
 		info = info.merge(o)
 	}
 	m.prepare(info.Model)
-	rec := m.StartAt(info, m.cfg.clock.Now())
+	rec := m.newRecorder(ctx, info)
+	rec.start = m.cfg.clock.Now() // after the Start hooks, so that their work is not measured
 	ctx = context.WithValue(ctx, ctxKey{}, rec)
 	rec.ctx = ctx
 	return ctx, rec
@@ -116,9 +117,18 @@ func (m *Meter) Start(ctx context.Context, info RequestInfo) (context.Context, *
 // StartAt begins measuring a request that started at the given time, for
 // tools that keep their own clock (the low-level recorder API).
 func (m *Meter) StartAt(info RequestInfo, start time.Time) *Recorder {
+	r := m.newRecorder(context.Background(), info)
+	r.start = start
+	return r
+}
+
+// newRecorder returns the Recorder of a request, its start time not yet
+// set, after running the Start hooks.
+func (m *Meter) newRecorder(ctx context.Context, info RequestInfo) *Recorder {
 	m.started.Add(1)
-	r := &Recorder{m: m, ctx: context.Background(), info: info, start: start, classifier: m.cfg.classifier}
+	r := &Recorder{m: m, ctx: ctx, info: info, classifier: m.cfg.classifier}
 	r.perc.Reset(m.cfg.perceive)
+	r.states = m.startStates(ctx, info, r.stateBuf[:])
 	return r
 }
 

@@ -91,6 +91,10 @@ func replayMetered(t *testing.T, body []byte, panicky bool) (texts []string, err
 	var nilMap map[string]int
 	m = tpsmeter.New(tpsmeter.WithClock(clk),
 		tpsmeter.WithHooks(tpsmeter.Hooks{
+			Start: func(tpsmeter.StartInfo) any {
+				boom("start", errors.New("user bug in Start"))
+				return "state"
+			},
 			FirstToken: func(tpsmeter.FirstTokenInfo) { boom("first", "user bug in FirstToken") },
 			Chunk: func(i tpsmeter.ChunkInfo) {
 				calls.add("chunk")

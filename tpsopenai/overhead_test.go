@@ -2,15 +2,13 @@ package tpsopenai_test
 
 import (
 	"context"
-	"slices"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
 	"github.com/tpsmeter/tpsmeter"
+	"github.com/tpsmeter/tpsmeter/internal/cpuratio"
 	"github.com/tpsmeter/tpsmeter/internal/streamtest"
 	"github.com/tpsmeter/tpsmeter/tpsopenai"
 )
@@ -65,66 +63,30 @@ func BenchmarkOverhead(b *testing.B) {
 	})
 }
 
-// processCPU returns the CPU time this process has used (user + system, all
-// threads, the garbage collector included). Unlike wall time it does not
-// grow when other processes take the shared cores.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkOverheadRatio is the acceptance benchmark of the meter's time
-// budget (metered/raw at most 1.05): every iteration consumes the stream
-// raw, metered, metered, raw (A B B A, so that drifts of the machine's speed
-// load both alike) and takes the ratio of the process CPU time of the two
-// metered runs to that of the two raw ones. It reports the median of those
-// per-iteration ratios, which repeats within about ±0.005 from run to run
-// on the shared 2-core machine, where summed or sequential timings wander
-// by ±0.02, and also the ratio of the sums. mode=control compares raw with
-// raw: it shows what the method reads when there is nothing to find.
+// budget (metered/raw at most 1.05): it compares the process CPU time of
+// consuming the stream metered with that of consuming it raw, with the
+// alternating A B B A / B A A B method of package internal/cpuratio. It
+// reports the median of the per-iteration ratios (median-ratio, the number
+// to quote) and the ratio of the sums. mode=control compares raw with raw:
+// it shows what the method reads when there is nothing to find.
 //
-//	go test -run '^$' -bench OverheadRatio -benchtime 200x -count 3 ./tpsopenai
+//	go test -run '^$' -bench OverheadRatio -benchtime 300x -count 3 ./tpsopenai
 func BenchmarkOverheadRatio(b *testing.B) {
 	m := tpsmeter.New()
 	for _, mode := range []struct {
 		name string
-		run  func() int
+		run  func()
 	}{
-		{"control", consumeRaw},
-		{"metered", func() int { return consumeMetered(m) }},
+		{"control", func() { consumeRaw() }},
+		{"metered", func() { consumeMetered(m) }},
 	} {
 		b.Run("mode="+mode.name, func(b *testing.B) {
-			mode.run() // load the encoding outside the measurement
-			consumeRaw()
-			var ratios []float64
-			var raw, metered time.Duration
-			for b.Loop() {
-				c0 := processCPU()
-				consumeRaw()
-				c1 := processCPU()
-				mode.run()
-				mode.run()
-				c2 := processCPU()
-				consumeRaw()
-				c3 := processCPU()
-				r, x := c1-c0+c3-c2, c2-c1
-				raw += r
-				metered += x
-				if r > 0 {
-					ratios = append(ratios, float64(x)/float64(r))
-				}
-			}
-			if len(ratios) == 0 || raw == 0 {
-				b.Fatal("no CPU time measured")
-			}
-			slices.Sort(ratios)
-			b.ReportMetric(ratios[len(ratios)/2], "median-ratio")
-			b.ReportMetric(float64(metered)/float64(raw), "sum-ratio")
-			b.ReportMetric(float64(raw.Nanoseconds())/float64(2*b.N)/1000, "raw-cpu-ns/chunk")
-			b.ReportMetric(float64(metered.Nanoseconds())/float64(2*b.N)/1000, "mode-cpu-ns/chunk")
+			r := cpuratio.Measure(b, func() { consumeRaw() }, mode.run)
+			b.ReportMetric(r.Median, "median-ratio")
+			b.ReportMetric(r.Sum, "sum-ratio")
+			b.ReportMetric(float64(r.BaseCPU.Nanoseconds())/1000, "raw-cpu-ns/chunk")
+			b.ReportMetric(float64(r.ModeCPU.Nanoseconds())/1000, "mode-cpu-ns/chunk")
 		})
 	}
 }

@@ -2,8 +2,6 @@ package tpsotel_test
 
 import (
 	"context"
-	"slices"
-	"syscall"
 	"testing"
 	"time"
 
@@ -14,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/tpsmeter/tpsmeter"
+	"github.com/tpsmeter/tpsmeter/internal/cpuratio"
 	"github.com/tpsmeter/tpsmeter/internal/streamtest"
 	"github.com/tpsmeter/tpsmeter/tpsopenai"
 	"github.com/tpsmeter/tpsmeter/tpsotel"
@@ -115,17 +114,6 @@ func BenchmarkOverheadWithTelemetry(b *testing.B) {
 	}
 }
 
-// processCPU returns the CPU time this process has used (user + system, all
-// threads, the garbage collector included). Unlike wall time it does not
-// grow when other processes take the shared cores.
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // overheadMode is one way of consuming the 1,000-chunk stream.
 type overheadMode struct {
 	name string
@@ -151,16 +139,13 @@ func overheadModes(b *testing.B) []overheadMode {
 }
 
 // BenchmarkOverheadInterleaved measures the CPU cost of each mode relative
-// to the raw openai-go stream, robustly on a noisy shared machine. Every
-// iteration consumes the stream raw, with the mode, with the mode again and
-// raw again (A B B A: a load that drifts during the four runs weighs on
-// both sides alike), taking the process CPU time (getrusage, all threads,
-// GC included) around each, and keeps the iteration's ratio
-// cpu(mode)/cpu(raw). It reports the median of those ratios over the
-// iterations (mode/raw-median, the number to quote), the ratio of the sums
-// (mode/raw-sum) and the mode's mean CPU time per chunk. The modes: raw
-// (the control, raw against raw: expect 1 within about ±0.01 at 150
-// iterations), metered (no telemetry), otel (telemetry, default mode),
+// to the raw openai-go stream, robustly on a noisy shared machine, with the
+// alternating A B B A / B A A B method of package internal/cpuratio (the
+// process CPU time around each run, GC included). It reports the median of
+// the per-iteration ratios (mode/raw-median, the number to quote), the
+// ratio of the sums (mode/raw-sum) and the mode's mean CPU time per chunk.
+// The modes: raw (the control, raw against raw: expect 1 within about
+// ±0.01 at 150 iterations), metered (no telemetry), otel (telemetry, default mode),
 // otel-noexemplar (default mode with the SDK's exemplar filter
 // always_off), lean (default mode with the two own per-chunk instruments
 // dropped by a View) and producer (WithChunkProducer). About 65 ms per
@@ -190,44 +175,13 @@ func BenchmarkTelemetryIncrement(b *testing.B) {
 	}
 }
 
-// interleaved runs base, mode, mode, base per iteration and reports the
-// median and sum CPU-time ratios mode/base.
+// interleaved measures mode against base with package internal/cpuratio
+// and reports the median and sum CPU-time ratios mode/base.
 func interleaved(b *testing.B, base, mode overheadMode) {
-	base.run() // load the encoding and fill the attribute caches outside the timed loop
-	mode.run()
-	cpuOf := func(run func() int) time.Duration {
-		c := processCPU()
-		run()
-		return processCPU() - c
-	}
-	var ratios []float64
-	var modeCPU, baseCPU time.Duration
-	for b.Loop() {
-		a := cpuOf(base.run)
-		m := cpuOf(mode.run) + cpuOf(mode.run)
-		a += cpuOf(base.run)
-		modeCPU += m
-		baseCPU += a
-		if a > 0 {
-			ratios = append(ratios, float64(m)/float64(a))
-		}
-	}
-	if len(ratios) == 0 || baseCPU == 0 {
-		return
-	}
-	b.ReportMetric(median(ratios), mode.name+"/"+base.name+"-median")
-	b.ReportMetric(float64(modeCPU)/float64(baseCPU), mode.name+"/"+base.name+"-sum")
-	b.ReportMetric(float64(modeCPU.Nanoseconds())/float64(2*len(ratios))/1000, "cpu-ns/chunk")
-}
-
-func median(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
+	r := cpuratio.Measure(b, func() { base.run() }, func() { mode.run() })
+	b.ReportMetric(r.Median, mode.name+"/"+base.name+"-median")
+	b.ReportMetric(r.Sum, mode.name+"/"+base.name+"-sum")
+	b.ReportMetric(float64(r.ModeCPU.Nanoseconds())/1000, "cpu-ns/chunk")
 }
 
 // chunkHookModes are the Telemetry set-ups whose Chunk hook
