@@ -189,10 +189,10 @@ func interleaved(b *testing.B, base, mode overheadMode) {
 // its reader.
 func chunkHookModes(tb testing.TB) []struct {
 	name   string
-	chunk  func(tpsmeter.ChunkInfo)
+	hooks  tpsmeter.Hooks
 	reader *sdkmetric.ManualReader
 } {
-	newTel := func(readerOpts []sdkmetric.ManualReaderOption, mpOpts []sdkmetric.Option, opts ...tpsotel.Option) (func(tpsmeter.ChunkInfo), *sdkmetric.ManualReader) {
+	newTel := func(readerOpts []sdkmetric.ManualReaderOption, mpOpts []sdkmetric.Option, opts ...tpsotel.Option) (tpsmeter.Hooks, *sdkmetric.ManualReader) {
 		reader := sdkmetric.NewManualReader(readerOpts...)
 		mp := sdkmetric.NewMeterProvider(append(mpOpts, sdkmetric.WithReader(reader))...)
 		tb.Cleanup(func() { _ = mp.Shutdown(context.Background()) })
@@ -200,36 +200,46 @@ func chunkHookModes(tb testing.TB) []struct {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		return tel.Hooks().Chunk, reader
+		return tel.Hooks(), reader
 	}
-	sdkChunk, sdkReader := newTel(nil, nil)
-	noExChunk, noExReader := newTel(nil, []sdkmetric.Option{sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter)})
+	sdkHooks, sdkReader := newTel(nil, nil)
+	noExHooks, noExReader := newTel(nil, []sdkmetric.Option{sdkmetric.WithExemplarFilter(exemplar.AlwaysOffFilter)})
 	p := tpsotel.NewChunkProducer()
-	prodChunk, prodReader := newTel([]sdkmetric.ManualReaderOption{sdkmetric.WithProducer(p)}, nil, tpsotel.WithChunkProducer(p))
+	prodHooks, prodReader := newTel([]sdkmetric.ManualReaderOption{sdkmetric.WithProducer(p)}, nil, tpsotel.WithChunkProducer(p))
 	return []struct {
 		name   string
-		chunk  func(tpsmeter.ChunkInfo)
+		hooks  tpsmeter.Hooks
 		reader *sdkmetric.ManualReader
 	}{
-		{"sdk", sdkChunk, sdkReader},
-		{"sdk-noexemplar", noExChunk, noExReader},
-		{"producer", prodChunk, prodReader},
+		{"sdk", sdkHooks, sdkReader},
+		{"sdk-noexemplar", noExHooks, noExReader},
+		{"producer", prodHooks, prodReader},
 	}
 }
 
 // BenchmarkChunkHook measures the telemetry's per-chunk work alone: three
 // recordings for an output chunk of one token (token.gap once), in each
-// mode.
+// mode, with the request's state from the Start hook (state=start, what
+// the meter does) and without it (state=none: the Chunk hook called on its
+// own looks the attribute set up, and in the producer mode records
+// straight into the shared histograms).
 func BenchmarkChunkHook(b *testing.B) {
 	for _, mode := range chunkHookModes(b) {
-		b.Run("mode="+mode.name, func(b *testing.B) {
+		for _, withState := range []bool{true, false} {
+			name := "mode=" + mode.name + "/state=none"
 			ci := tpsmeter.ChunkInfo{Request: testInfo, Index: 5, Gap: 20 * time.Millisecond, Tokens: 1, Chars: 4}
-			mode.chunk(ci)
-			b.ReportAllocs()
-			for b.Loop() {
-				mode.chunk(ci)
+			if withState {
+				name = "mode=" + mode.name + "/state=start"
+				ci.State = mode.hooks.Start(tpsmeter.StartInfo{Context: context.Background(), Request: testInfo})
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				mode.hooks.Chunk(ci)
+				b.ReportAllocs()
+				for b.Loop() {
+					mode.hooks.Chunk(ci)
+				}
+			})
+		}
 	}
 }
 
@@ -253,19 +263,32 @@ func BenchmarkProduce(b *testing.B) {
 
 // TestChunkHookAllocatesNothing pins the hot path: once a request's
 // attribute set is cached, recording a chunk allocates nothing, in every
-// mode.
+// mode, with the request's state from Start and without it; the values
+// reach the reader.
 func TestChunkHookAllocatesNothing(t *testing.T) {
 	for _, mode := range chunkHookModes(t) {
 		t.Run(mode.name, func(t *testing.T) {
-			for _, tokens := range []int{0, 1, 4} {
-				ci := tpsmeter.ChunkInfo{Request: testInfo, Index: 3, Gap: 15 * time.Millisecond, Tokens: tokens, Chars: 9}
-				mode.chunk(ci)
-				if a := testing.AllocsPerRun(200, func() { mode.chunk(ci) }); a != 0 {
-					t.Errorf("Chunk hook with %d tokens: %.1f allocations per call, want 0", tokens, a)
+			state := mode.hooks.Start(tpsmeter.StartInfo{Context: context.Background(), Request: testInfo})
+			for _, st := range []any{state, nil} {
+				for _, tokens := range []int{0, 1, 4} {
+					ci := tpsmeter.ChunkInfo{Request: testInfo, Index: 3, Gap: 15 * time.Millisecond, Tokens: tokens, Chars: 9, State: st}
+					mode.hooks.Chunk(ci)
+					if a := testing.AllocsPerRun(200, func() { mode.hooks.Chunk(ci) }); a != 0 {
+						t.Errorf("Chunk hook with %d tokens (state %T): %.1f allocations per call, want 0", tokens, st, a)
+					}
 				}
 			}
-			if n := len(collect(t, mode.reader)); n != 3 {
-				t.Fatalf("%d per-chunk metrics recorded, want 3", n)
+			mode.hooks.Finish(tpsmeter.FinishInfo{Context: context.Background(), Request: testInfo, State: state})
+			got := collect(t, mode.reader)
+			for _, name := range []string{"gen_ai.client.operation.time_per_output_chunk", "tpsmeter.token.gap", "tpsmeter.chunk.tokens"} {
+				if _, ok := got[name]; !ok {
+					t.Errorf("%s not recorded", name)
+				}
+			}
+			// Every call counted: 2 states x 3 token counts x (1 + 201 calls
+			// of AllocsPerRun(200)); the stateful ones flushed by Finish.
+			if n, want := chunkCount(got, "tpsmeter.chunk.tokens"), uint64(2*3*202); n != want {
+				t.Errorf("chunk.tokens counted %d values, want %d", n, want)
 			}
 		})
 	}

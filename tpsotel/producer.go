@@ -19,8 +19,12 @@ import (
 // histograms (gen_ai.client.operation.time_per_output_chunk,
 // tpsmeter.token.gap and tpsmeter.chunk.tokens). A Telemetry created with
 // WithChunkProducer records them into the ChunkProducer's own aggregation
-// (a few atomic additions per chunk) instead of making three or more
-// OpenTelemetry SDK Record calls per chunk, and the ChunkProducer hands the
+// instead of making three or more OpenTelemetry SDK Record calls per
+// chunk: each request adds its chunks' values to a histogram of its own
+// (plain additions) and merges it, with atomics, into the ChunkProducer's
+// when it ends and, during a long request, with the first chunk at least
+// one second of the request's time after the previous merge. The
+// ChunkProducer hands the
 // aggregated histograms to the SDK's readers: it implements the
 // go.opentelemetry.io/otel/sdk/metric Producer interface, so it is
 // registered on a reader with sdkmetric.WithProducer (ManualReader,
@@ -36,8 +40,10 @@ import (
 // cardinality limit do not apply (the ChunkProducer applies the SDK's
 // default limit, DefaultCardinalityLimit attribute sets per metric, with
 // the same overflow set, otel.metric.overflow=true); and a Produce that
-// runs during a recording may see that value's sum, min or max but not yet
-// its count (the count and the bucket counts always agree).
+// runs during a merge may see its sum, min or max but not yet its count
+// (the count and the bucket counts always agree); and a value is exported
+// from its request's next merge on, up to about a second after it was
+// recorded (longer if the request then stalls).
 //
 // Memory is bounded: at most DefaultCardinalityLimit points per metric,
 // each a fixed array of bucket counters, created on the first value of an
@@ -264,6 +270,19 @@ func (h *chunkHist) add(v float64, k uint64, sum float64) {
 	raiseFloat(&h.max, v)
 	addFloat(&h.sum, sum)
 	h.counts[bucketIndex(h.bounds, v)].Add(k)
+}
+
+// merge adds what one request recorded (see producerState). As in add,
+// the counts go last.
+func (h *chunkHist) merge(l *localHist) {
+	lowerFloat(&h.min, l.min)
+	raiseFloat(&h.max, l.max)
+	addFloat(&h.sum, l.sum)
+	for i := range h.counts {
+		if c := l.counts[i]; c != 0 {
+			h.counts[i].Add(c)
+		}
+	}
 }
 
 // bucketIndex is the index of the bucket holding v: the first i with

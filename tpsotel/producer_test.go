@@ -520,3 +520,70 @@ func TestZeroChunkProducer(t *testing.T) {
 		t.Fatalf("zero producer recorded %+v (hook panics %d), want 3 chunks", d, m.HookPanics())
 	}
 }
+
+// chunkCount returns the number of values of the per-chunk metric name in
+// ms (0 when it is not exported).
+func chunkCount(ms map[string]metricdata.Metrics, name string) uint64 {
+	var n uint64
+	switch d := ms[name].Data.(type) {
+	case metricdata.Histogram[float64]:
+		for _, p := range d.DataPoints {
+			n += p.Count
+		}
+	case metricdata.Histogram[int64]:
+		for _, p := range d.DataPoints {
+			n += p.Count
+		}
+	}
+	return n
+}
+
+// TestProducerFlushesDuringLongRequests pins when a request's per-chunk
+// values reach the ChunkProducer: with the first chunk at least one second
+// (of the request's own time) after the previous flush, and at the end;
+// in between they stay with the request. A request started but never
+// given a chunk leaves nothing behind.
+func TestProducerFlushesDuringLongRequests(t *testing.T) {
+	r := newProducerRig(t)
+	_, idle := r.meter.Start(context.Background(), testInfo) // no chunks at all
+	_, rec := r.meter.Start(context.Background(), testInfo)
+	chunk := func(after time.Duration) {
+		r.clock.Advance(after)
+		rec.Chunk(r.clock.Now())
+		rec.Content(0, " word")
+		rec.EndChunk()
+	}
+	tokens := func() uint64 { return chunkCount(r.collect(t), "tpsmeter.chunk.tokens") }
+	chunk(100 * time.Millisecond) // at 0.1 s
+	for range 8 {
+		chunk(100 * time.Millisecond) // at 0.2 .. 0.9 s
+	}
+	if n := tokens(); n != 0 {
+		t.Fatalf("%d chunk values exported before a second of the request passed, want 0", n)
+	}
+	chunk(100 * time.Millisecond) // at 1.0 s: the first flush, with all ten chunks
+	if n := tokens(); n != 10 {
+		t.Fatalf("%d chunk values exported at 1 s, want 10", n)
+	}
+	if n := chunkCount(r.collect(t), "gen_ai.client.operation.time_per_output_chunk"); n != 9 {
+		t.Errorf("%d gaps exported at 1 s, want 9", n)
+	}
+	chunk(500 * time.Millisecond) // at 1.5 s: kept
+	if n := tokens(); n != 10 {
+		t.Fatalf("%d chunk values exported at 1.5 s, want still 10", n)
+	}
+	chunk(500 * time.Millisecond) // at 2.0 s: the second flush
+	if n := tokens(); n != 12 {
+		t.Fatalf("%d chunk values exported at 2 s, want 12", n)
+	}
+	chunk(10 * time.Millisecond) // kept until the end
+	rec.End(r.clock.Now(), nil)
+	idle.End(r.clock.Now(), errors.New("refused"))
+	got := r.collect(t)
+	if n := chunkCount(got, "tpsmeter.chunk.tokens"); n != 13 {
+		t.Errorf("%d chunk values exported after the end, want 13", n)
+	}
+	if n := chunkCount(got, "gen_ai.client.operation.time_per_output_chunk"); n != 12 {
+		t.Errorf("%d gaps exported after the end, want 12", n)
+	}
+}

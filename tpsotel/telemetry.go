@@ -73,14 +73,17 @@ func MeterOption(opts ...Option) tpsmeter.Option {
 	return tpsmeter.WithHooks(t.Hooks())
 }
 
-// Hooks returns the callbacks that record the metrics: Chunk (per output
-// chunk: gen_ai.client.operation.time_per_output_chunk, tpsmeter.token.gap,
+// Hooks returns the callbacks that record the metrics: Start (per request:
+// resolves the request's attribute set once, so that Chunk does not look
+// it up), Chunk (per output chunk:
+// gen_ai.client.operation.time_per_output_chunk, tpsmeter.token.gap,
 // tpsmeter.chunk.tokens; into the ChunkProducer with WithChunkProducer),
 // Finish (per request: everything else) and, with WithTracing, FirstToken
-// (the span event). Give them to tpsmeter.New with tpsmeter.WithHooks; they
+// (the span event). The callbacks also work one by one (a Chunk given
+// without Start finds the attribute set in a cache). Give them to tpsmeter.New with tpsmeter.WithHooks; they
 // may be given to several meters.
 func (t *Telemetry) Hooks() tpsmeter.Hooks {
-	h := tpsmeter.Hooks{Chunk: t.onChunk, Finish: t.onFinish}
+	h := tpsmeter.Hooks{Start: t.onStart, Chunk: t.onChunk, Finish: t.onFinish}
 	if t.cfg.producer != nil {
 		h.Chunk = t.onChunkProducer
 	}
@@ -88,6 +91,18 @@ func (t *Telemetry) Hooks() tpsmeter.Hooks {
 		h.FirstToken = t.onFirstToken
 	}
 	return h
+}
+
+// onStart resolves the request's per-chunk attribute set: the state that
+// onChunk gets back in ChunkInfo.State (a *chunkAttrs), or in the
+// ChunkProducer mode a *producerState, which also holds the request's
+// values until they are flushed.
+func (t *Telemetry) onStart(si tpsmeter.StartInfo) any {
+	a := t.chunkAttrs(si.Request)
+	if t.cfg.producer != nil {
+		return newProducerState(a)
+	}
+	return a
 }
 
 // onChunk records the per-chunk metrics. It runs on the goroutine that
@@ -103,7 +118,10 @@ func (t *Telemetry) onChunk(ci tpsmeter.ChunkInfo) {
 	if !perChunk && !tokenGap && !chunkTokens {
 		return
 	}
-	a := t.chunkAttrs(ci.Request)
+	a, _ := ci.State.(*chunkAttrs)
+	if a == nil {
+		a = t.chunkAttrs(ci.Request)
+	}
 	gap := ci.Gap.Seconds()
 	if perChunk {
 		t.genai.perChunk.Record(ctx, gap, a.opts...)
@@ -119,13 +137,32 @@ func (t *Telemetry) onChunk(ci tpsmeter.ChunkInfo) {
 	}
 }
 
-// onChunkProducer is onChunk for WithChunkProducer: the same values into
-// the producer's atomic histograms, the k per-token gaps of a chunk in one
-// step. No allocation and no lock once the request's attribute set is
-// cached and has its points.
+// onChunkProducer is onChunk for WithChunkProducer: the same values, the
+// k per-token gaps of a chunk in one step, into the request's producerState
+// (flushed into the producer at least every flushEvery of the request's
+// time and when it ends), or, for a chunk without that state (a Chunk hook
+// called without its Start), straight into the producer's atomic
+// histograms. No allocation and no lock once the attribute set has its
+// points.
 func (t *Telemetry) onChunkProducer(ci tpsmeter.ChunkInfo) {
-	a := t.chunkAttrs(ci.Request)
 	p := t.cfg.producer
+	if st, _ := ci.State.(*producerState); st != nil {
+		if ci.Index > 0 {
+			gap := ci.Gap.Seconds()
+			st.local[metricTimePerChunk].add(durationBuckets, gap, 1, gap)
+			if ci.Tokens > 0 {
+				st.local[metricTokenGap].add(tokenGapBuckets, gap/float64(ci.Tokens), uint64(ci.Tokens), gap)
+			}
+		}
+		n := float64(ci.Tokens)
+		st.local[metricChunkTokens].add(chunkTokenBuckets, n, 1, n)
+		if ci.At-st.flushedAt >= flushEvery {
+			st.flushedAt = ci.At
+			st.flush(p)
+		}
+		return
+	}
+	a := t.chunkAttrs(ci.Request)
 	if ci.Index > 0 {
 		gap := ci.Gap.Seconds()
 		a.hist(p, metricTimePerChunk).add(gap, 1, gap)
@@ -139,6 +176,9 @@ func (t *Telemetry) onChunkProducer(ci tpsmeter.ChunkInfo) {
 
 // onFinish records the per-request metrics and decorates the caller's span.
 func (t *Telemetry) onFinish(fi tpsmeter.FinishInfo) {
+	if st, _ := fi.State.(*producerState); st != nil {
+		st.flush(t.cfg.producer)
+	}
 	ctx := fi.Context
 	if ctx == nil {
 		ctx = context.Background()
