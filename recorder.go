@@ -58,17 +58,17 @@ type textCounter struct {
 // concurrent calls of End are safe (the first one counts, the others wait
 // for it and return its Result).
 type Recorder struct {
-	m          *Meter
-	ctx        context.Context
-	info       RequestInfo
-	start      time.Time
-	classifier ErrorClassifier
+	// The fields are grouped by use: those read or written at every chunk
+	// come first, next to each other, so that a chunk touches few cache
+	// lines (the decoder's work between two chunks pushes them out of the
+	// core's caches); what is written once or read at the end comes after.
+	m     *Meter
+	ctx   context.Context
+	info  RequestInfo
+	start time.Time
 
-	// Wire timings from the middleware: nanoseconds after start, +1 so
-	// that zero means "not seen".
-	headersAt   atomic.Int64
-	firstByteAt atomic.Int64
-	attempts    atomic.Int32
+	// done is set by End once the Result is built.
+	done atomic.Bool
 
 	// Current chunk.
 	inChunk        bool
@@ -80,42 +80,55 @@ type Recorder struct {
 
 	chunks, outputChunks int
 	haveChunk            bool
-	firstChunkAt         time.Duration
 	haveOutput           bool
-	ttft                 time.Duration
-	firstChunkTokens     int
 	lastOutputAt         time.Duration
 	lastCreditedAt       time.Duration
-	haveReasoning        bool
-	firstReasoningAt     time.Duration
 	lastEventAt          time.Duration
 
-	counters []textCounter
-	last     int // index of the last counter used
-	basis    Basis
-	encoding string
-	sums     [KindReasoning + 1]int
-	choices  int
-
-	usage          *Usage
-	responseModel  string
-	finishReason   string
-	finished       uint64 // bitset of choices (0..63) that sent a finish reason
-	finishSeen     bool   // a finish reason arrived
-	expectTerminal bool
-	terminal       bool
-	inbandErr      error
+	counters      []textCounter
+	last          int // index of the last counter used
+	choices       int
+	sums          [KindReasoning + 1]int
+	responseModel string
 
 	chunkGap, tokenGap, perChunk *stats.Sketch
-	sketches                     *sketchSet // pooled storage of the three above
 	// perChunkSmall counts the output chunks credited k tokens, for small
 	// k, until End adds them to perChunk: one increment per chunk instead
 	// of a sketch update (most chunks carry 0-3 tokens). A count about to
 	// overflow is added to perChunk first.
 	perChunkSmall [8]uint32
-	pooled        bool // set by newCounter when the counter came from a pool
 	sample        pendingSample
-	perc          perceive.Tracker
+	// states are the per-request states of the Hooks that have a Start
+	// (see hookSet), in stateBuf when there are few.
+	states []any
+
+	perc perceive.Tracker
+
+	// Set once, or read at the end.
+	classifier       ErrorClassifier
+	firstChunkAt     time.Duration
+	ttft             time.Duration
+	firstChunkTokens int
+	haveReasoning    bool
+	firstReasoningAt time.Duration
+	basis            Basis
+	encoding         string
+	usage            *Usage
+	finishReason     string
+	finished         uint64 // bitset of choices (0..63) that sent a finish reason
+	finishSeen       bool   // a finish reason arrived
+	expectTerminal   bool
+	terminal         bool
+	inbandErr        error
+	sketches         *sketchSet // pooled storage of chunkGap, tokenGap and perChunk
+	pooled           bool       // set by newCounter when the counter came from a pool
+	stateBuf         [2]any
+
+	// Wire timings from the middleware: nanoseconds after start, +1 so
+	// that zero means "not seen".
+	headersAt   atomic.Int64
+	firstByteAt atomic.Int64
+	attempts    atomic.Int32
 
 	stallTimer   Timer
 	stallMu      sync.Mutex
@@ -123,12 +136,6 @@ type Recorder struct {
 	atomicLastAt atomic.Int64
 	atomicTokens atomic.Int64
 
-	// states are the per-request states of the Hooks that have a Start
-	// (see hookSet), in stateBuf when there are few.
-	states   []any
-	stateBuf [2]any
-
-	done    atomic.Bool
 	endOnce sync.Once
 	result  Result
 }

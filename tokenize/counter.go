@@ -131,7 +131,11 @@ func (c *Counter) Add(chunk string) int {
 	}
 	level := c.final
 	if n := len(c.pending) + c.tail.n; n > 0 {
-		level += (n + c.enc.ranks.maxLen - 1) / c.enc.ranks.maxLen
+		if m := c.enc.ranks.maxLen; n <= m {
+			level++ // the common case, without a division (tens of cycles)
+		} else {
+			level += (n + m - 1) / m
+		}
 	}
 	if level <= c.credited {
 		return 0

@@ -76,14 +76,21 @@ func ExtractChat(rec *tpsmeter.Recorder, c *openai.ChatCompletionChunk) {
 	}
 }
 
-// extractChatStream is ExtractChat on the stream's current chunk, copied
-// to the stack (no heap copy, no write barriers): Current returns the chunk
-// by value, and the compiler copies the whole struct for every
-// s.Current().Field, so reading fields one by one would copy it per field.
+// extractChatStream is ExtractChat on the stream's current chunk, read in
+// place (see currentField), or else on a copy on the stack: Current
+// returns the chunk by value, and the compiler copies the whole struct for
+// every s.Current().Field, so reading fields one by one would copy it per
+// field.
 func extractChatStream(rec *tpsmeter.Recorder, s *ssestream.Stream[openai.ChatCompletionChunk]) {
+	if c := current(s, chatCurrent); c != nil {
+		ExtractChat(rec, c)
+		return
+	}
 	c := s.Current()
 	ExtractChat(rec, &c)
 }
+
+var chatCurrent = findCurrentField[openai.ChatCompletionChunk]()
 
 // reasoningKeys are the delta fields third-party servers use for reasoning
 // text: DeepSeek and vLLM send reasoning_content, Ollama and OpenRouter reasoning.

@@ -33,11 +33,17 @@ func WrapResponses(rec *tpsmeter.Recorder, s *ssestream.Stream[responses.Respons
 }
 
 // extractResponsesStream is ExtractResponses on the stream's current
-// event, copied to the stack (see extractChatStream).
+// event, read in place or else copied to the stack (see extractChatStream).
 func extractResponsesStream(rec *tpsmeter.Recorder, s *ssestream.Stream[responses.ResponseStreamEventUnion]) {
+	if ev := current(s, responsesCurrent); ev != nil {
+		ExtractResponses(rec, ev)
+		return
+	}
 	ev := s.Current()
 	ExtractResponses(rec, &ev)
 }
+
+var responsesCurrent = findCurrentField[responses.ResponseStreamEventUnion]()
 
 // EventError is an in-band "error" event of the Responses API, recorded as
 // the Result's error (the stream's own Err stays as the client reports it).

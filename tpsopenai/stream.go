@@ -14,18 +14,21 @@ import (
 // ResponseStream. It does what tpsmeter.Stream does (pass every chunk and
 // error through unchanged, finish the Recorder exactly once: when Next
 // returns false, on Close before that, or when an abandoned stream is
-// garbage collected), but it holds the concrete *ssestream.Stream: Current
-// is openai-go's own Current, which the caller's loop inlines as it would
-// without the meter, and the extractor works on a copy of the chunk on
-// the stack. Through the generic tpsmeter.Stream every chunk is also copied
-// into the heap wrapper, with write barriers while the GC runs (a Chat
-// Completions chunk is 1.4 KB, a Responses event 10.6 KB), and the caller's
-// Current goes through an interface.
+// garbage collected), but it holds the concrete *ssestream.Stream, and
+// both the extractor and Current read the chunk where the stream keeps it
+// (see currentField): the extractor copies nothing, and the caller's
+// inlined Current makes the one copy openai-go's own Current makes
+// (returning inner.Current() from Current made two). Through the generic
+// tpsmeter.Stream every chunk is also copied into the heap wrapper, with
+// write barriers while the GC runs (a Chat Completions chunk is 1.4 KB, a
+// Responses event 10.6 KB), and the caller's Current goes through an
+// interface.
 type stream[T any] struct {
 	inner   *ssestream.Stream[T]
 	rec     *tpsmeter.Recorder
 	extract func(*tpsmeter.Recorder, *ssestream.Stream[T])
 	ended   bool
+	copy    *T // Current's value when currentField did not find the field
 }
 
 func (s *stream[T]) init(rec *tpsmeter.Recorder, inner *ssestream.Stream[T], extract func(*tpsmeter.Recorder, *ssestream.Stream[T])) {
@@ -49,6 +52,19 @@ func (s *stream[T]) next() bool {
 	return true
 }
 
+// current returns a pointer to the inner stream's current chunk: in place
+// (see currentField), or else to a copy in s.
+func (s *stream[T]) current(f currentField) *T {
+	if p := current(s.inner, f); p != nil {
+		return p
+	}
+	if s.copy == nil {
+		s.copy = new(T)
+	}
+	*s.copy = s.inner.Current()
+	return s.copy
+}
+
 func (s *stream[T]) close() error {
 	if !s.ended {
 		s.ended = true
@@ -69,7 +85,9 @@ type ChatStream struct {
 func (c *ChatStream) Next() bool { return c.s.next() }
 
 // Current returns the chunk that Next advanced to, as openai-go returns it.
-func (c *ChatStream) Current() openai.ChatCompletionChunk { return c.s.inner.Current() }
+func (c *ChatStream) Current() openai.ChatCompletionChunk {
+	return *c.s.current(chatCurrent)
+}
 
 // Err returns the wrapped stream's error, unchanged.
 func (c *ChatStream) Err() error { return c.s.inner.Err() }
@@ -96,7 +114,9 @@ type ResponseStream struct {
 func (r *ResponseStream) Next() bool { return r.s.next() }
 
 // Current returns the event that Next advanced to, as openai-go returns it.
-func (r *ResponseStream) Current() responses.ResponseStreamEventUnion { return r.s.inner.Current() }
+func (r *ResponseStream) Current() responses.ResponseStreamEventUnion {
+	return *r.s.current(responsesCurrent)
+}
 
 // Err returns the wrapped stream's error, unchanged.
 func (r *ResponseStream) Err() error { return r.s.inner.Err() }
