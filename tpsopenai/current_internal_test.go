@@ -36,29 +36,11 @@ func TestCurrentFieldFound(t *testing.T) {
 // Current's value, field for field.
 func TestCurrentInPlaceIsCurrent(t *testing.T) {
 	dir := shareddata.RealStreams(t)
-	decode := func(body []byte) *http.Response {
-		return &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": []string{"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(body))}
-	}
 	check := func(t *testing.T, api string, body []byte) int {
-		n := 0
 		if api == "responses" {
-			s := ssestream.NewStream[responses.ResponseStreamEventUnion](ssestream.NewDecoder(decode(body)), nil)
-			for s.Next() {
-				if got, want := current(s, responsesCurrent), s.Current(); got == nil || !reflect.DeepEqual(*got, want) {
-					t.Fatalf("event %d read in place differs from Current", n)
-				}
-				n++
-			}
-			return n
+			return checkInPlace[responses.ResponseStreamEventUnion](t, body, responsesCurrent)
 		}
-		s := ssestream.NewStream[openai.ChatCompletionChunk](ssestream.NewDecoder(decode(body)), nil)
-		for s.Next() {
-			if got, want := current(s, chatCurrent), s.Current(); got == nil || !reflect.DeepEqual(*got, want) {
-				t.Fatalf("chunk %d read in place differs from Current", n)
-			}
-			n++
-		}
-		return n
+		return checkInPlace[openai.ChatCompletionChunk](t, body, chatCurrent)
 	}
 	if n := check(t, "chat", streamtest.Chat1000); n != 1000 {
 		t.Fatalf("Chat1000: %d chunks", n)
@@ -79,4 +61,21 @@ func TestCurrentInPlaceIsCurrent(t *testing.T) {
 	if seen < 30 {
 		t.Errorf("only %d recorded streams had chunks", seen)
 	}
+}
+
+// checkInPlace decodes body with openai-go's SSE decoder and compares the
+// chunk read in place with Current after every Next; it returns the number
+// of chunks.
+func checkInPlace[T any](t *testing.T, body []byte, f currentField) int {
+	t.Helper()
+	res := &http.Response{StatusCode: 200, Header: http.Header{"Content-Type": []string{"text/event-stream"}}, Body: io.NopCloser(bytes.NewReader(body))}
+	s := ssestream.NewStream[T](ssestream.NewDecoder(res), nil)
+	n := 0
+	for s.Next() {
+		if got, want := current(s, f), s.Current(); got == nil || !reflect.DeepEqual(*got, want) {
+			t.Fatalf("chunk %d read in place differs from Current", n)
+		}
+		n++
+	}
+	return n
 }
