@@ -64,3 +64,38 @@ func ExampleHooks() {
 	// stalled: nothing since 300ms
 	// finished: 2 tokens, 1 stall
 }
+
+// A Start hook resolves what the other callbacks need per request once;
+// its value comes back in their State field. Here each request counts its
+// output chunks in its own counter, with no lookup and no lock per chunk.
+func ExampleHooks_start() {
+	type perRequest struct {
+		label  string
+		chunks int
+	}
+	m := tpsmeter.New(tpsmeter.WithHooks(tpsmeter.Hooks{
+		Start: func(s tpsmeter.StartInfo) any { return &perRequest{label: s.Request.Model + "/" + s.Request.Class} },
+		Chunk: func(c tpsmeter.ChunkInfo) { c.State.(*perRequest).chunks++ },
+		Finish: func(f tpsmeter.FinishInfo) {
+			st := f.State.(*perRequest)
+			fmt.Printf("%s: %d output chunks\n", st.label, st.chunks)
+		},
+	}))
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	a := m.StartAt(tpsmeter.RequestInfo{Model: "gpt-4o", Class: "easy"}, start)
+	b := m.StartAt(tpsmeter.RequestInfo{Model: "gpt-4o", Class: "hard"}, start)
+	for i, text := range []string{"Hi", " there", "!"} {
+		at := start.Add(time.Duration(100*(i+1)) * time.Millisecond)
+		a.Chunk(at)
+		a.Content(0, text)
+		if i < 2 {
+			b.Chunk(at)
+			b.Content(0, text)
+		}
+	}
+	a.End(start.Add(time.Second), nil)
+	b.End(start.Add(time.Second), nil)
+	// Output:
+	// gpt-4o/easy: 3 output chunks
+	// gpt-4o/hard: 2 output chunks
+}
