@@ -221,8 +221,8 @@ func chunkHookModes(tb testing.TB) []struct {
 // recordings for an output chunk of one token (token.gap once), in each
 // mode, with the request's state from the Start hook (state=start, what
 // the meter does) and without it (state=none: the Chunk hook called on its
-// own looks the attribute set up, and in the producer mode records
-// straight into the shared histograms).
+// own looks the attribute set up, and in the producer mode records into
+// a state of its own and merges it at once).
 func BenchmarkChunkHook(b *testing.B) {
 	for _, mode := range chunkHookModes(b) {
 		for _, withState := range []bool{true, false} {

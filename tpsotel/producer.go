@@ -195,26 +195,27 @@ func (m *chunkMetric) collect(start, now time.Time) (metricdata.Metrics, bool) {
 	}
 	out := metricdata.Metrics{Name: m.name, Description: m.description, Unit: m.unit}
 	bounds := slices.Clone(m.bounds) // one copy per collection, shared by its points, as the SDK does
+	var n int
+	if m.integer {
+		out.Data, n = histogram[int64](hs, bounds, start, now)
+	} else {
+		out.Data, n = histogram[float64](hs, bounds, start, now)
+	}
+	return out, n > 0
+}
+
+// histogram reads the points of hs that hold values, and returns them with
+// their number.
+func histogram[N int64 | float64](hs []*chunkHist, bounds []float64, start, now time.Time) (metricdata.Histogram[N], int) {
 	nb := len(bounds) + 1
 	counts := make([]uint64, len(hs)*nb) // one allocation for every point's bucket counts
-	if m.integer {
-		pts := make([]metricdata.HistogramDataPoint[int64], 0, len(hs))
-		for i, h := range hs {
-			if p, ok := histPoint[int64](h, bounds, counts[i*nb:(i+1)*nb:(i+1)*nb], start, now); ok {
-				pts = append(pts, p)
-			}
-		}
-		out.Data = metricdata.Histogram[int64]{Temporality: metricdata.CumulativeTemporality, DataPoints: pts}
-		return out, len(pts) > 0
-	}
-	pts := make([]metricdata.HistogramDataPoint[float64], 0, len(hs))
+	pts := make([]metricdata.HistogramDataPoint[N], 0, len(hs))
 	for i, h := range hs {
-		if p, ok := histPoint[float64](h, bounds, counts[i*nb:(i+1)*nb:(i+1)*nb], start, now); ok {
+		if p, ok := histPoint[N](h, bounds, counts[i*nb:(i+1)*nb:(i+1)*nb], start, now); ok {
 			pts = append(pts, p)
 		}
 	}
-	out.Data = metricdata.Histogram[float64]{Temporality: metricdata.CumulativeTemporality, DataPoints: pts}
-	return out, len(pts) > 0
+	return metricdata.Histogram[N]{Temporality: metricdata.CumulativeTemporality, DataPoints: pts}, len(pts)
 }
 
 // histPoint reads h into a data point, its bucket counts into counts; false
@@ -248,7 +249,6 @@ func histPoint[N int64 | float64](h *chunkHist, bounds []float64, counts []uint6
 // float64 too (exact below 2^53).
 type chunkHist struct {
 	attrs  attribute.Set
-	bounds []float64       // shared with the metric; read-only
 	sum    atomic.Uint64   // float64 bits
 	min    atomic.Uint64   // float64 bits, +Inf before the first value
 	max    atomic.Uint64   // float64 bits, -Inf before the first value
@@ -256,24 +256,15 @@ type chunkHist struct {
 }
 
 func newChunkHist(attrs attribute.Set, bounds []float64) *chunkHist {
-	h := &chunkHist{attrs: attrs, bounds: bounds, counts: make([]atomic.Uint64, len(bounds)+1)}
+	h := &chunkHist{attrs: attrs, counts: make([]atomic.Uint64, len(bounds)+1)}
 	h.min.Store(math.Float64bits(math.Inf(1)))
 	h.max.Store(math.Float64bits(math.Inf(-1)))
 	return h
 }
 
-// add records k values equal to v, whose total is sum (the caller passes
-// the total it knows exactly, e.g. a chunk's gap for k per-token gaps of
-// gap/k). The count goes last, see histPoint.
-func (h *chunkHist) add(v float64, k uint64, sum float64) {
-	lowerFloat(&h.min, v)
-	raiseFloat(&h.max, v)
-	addFloat(&h.sum, sum)
-	h.counts[bucketIndex(h.bounds, v)].Add(k)
-}
-
-// merge adds what one request recorded (see producerState). As in add,
-// the counts go last.
+// merge adds what one request recorded (see producerState): sum and
+// extremes first, the counts last, so that a collection never counts a
+// value whose sum it does not have (see histPoint).
 func (h *chunkHist) merge(l *localHist) {
 	lowerFloat(&h.min, l.min)
 	raiseFloat(&h.max, l.max)

@@ -3,6 +3,8 @@ package tpsotel
 import (
 	"math"
 	"time"
+
+	"github.com/tpsmeter/tpsmeter"
 )
 
 // flushEvery bounds how long a request in the ChunkProducer mode keeps its
@@ -40,10 +42,30 @@ type producerState struct {
 
 func newProducerState(a *chunkAttrs) *producerState {
 	s := &producerState{attrs: a}
+	s.reset()
+	return s
+}
+
+func (s *producerState) reset() {
 	for i := range s.local {
 		s.local[i].reset()
 	}
-	return s
+}
+
+// record adds the values of one output chunk: its gap (after the first
+// chunk), its k per-token gaps gap/k in one step (when it was credited
+// tokens), and its token count, each with its metric's boundaries in p
+// (which New initialized). ci is a pointer: the ChunkInfo is 168 bytes.
+func (s *producerState) record(p *ChunkProducer, ci *tpsmeter.ChunkInfo) {
+	if ci.Index > 0 {
+		gap := ci.Gap.Seconds()
+		s.local[metricTimePerChunk].add(p.metrics[metricTimePerChunk].bounds, gap, 1, gap)
+		if ci.Tokens > 0 {
+			s.local[metricTokenGap].add(p.metrics[metricTokenGap].bounds, gap/float64(ci.Tokens), uint64(ci.Tokens), gap)
+		}
+	}
+	n := float64(ci.Tokens)
+	s.local[metricChunkTokens].add(p.metrics[metricChunkTokens].bounds, n, 1, n)
 }
 
 // localHist is the part of one histogram that one request recorded since
@@ -59,7 +81,9 @@ func (l *localHist) reset() {
 	*l = localHist{min: math.Inf(1), max: math.Inf(-1)}
 }
 
-// add records k values equal to v whose total is sum, like chunkHist.add.
+// add records k values equal to v whose total is sum (the caller passes
+// the total it knows exactly, e.g. a chunk's gap for k per-token gaps of
+// gap/k).
 func (l *localHist) add(bounds []float64, v float64, k uint64, sum float64) {
 	if v < l.min {
 		l.min = v

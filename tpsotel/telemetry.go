@@ -47,6 +47,9 @@ func New(opts ...Option) (*Telemetry, error) {
 	t := &Telemetry{cfg: cfg, models: newModelCap(cfg.maxModels)}
 	t.chunkSets.max = maxCachedSets
 	t.finishSets.max = maxCachedSets
+	if cfg.producer != nil {
+		cfg.producer.init() // the metrics' boundaries, which recording reads
+	}
 	meter := cfg.meterProvider().Meter(ScopeName,
 		metric.WithInstrumentationVersion(Version),
 		metric.WithSchemaURL(semconv.SchemaURL))
@@ -137,41 +140,26 @@ func (t *Telemetry) onChunk(ci tpsmeter.ChunkInfo) {
 	}
 }
 
-// onChunkProducer is onChunk for WithChunkProducer: the same values, the
-// k per-token gaps of a chunk in one step, into the request's producerState
-// (flushed into the producer at least every flushEvery of the request's
-// time and when it ends), or, for a chunk without that state (a Chunk hook
-// called without its Start), straight into the producer's atomic
-// histograms. No allocation and no lock once the attribute set has its
-// points.
+// onChunkProducer is onChunk for WithChunkProducer: the same values into
+// the request's producerState, flushed into the producer at least every
+// flushEvery of the request's time and when it ends. A chunk without that
+// state (a Chunk hook called without its Start) goes through a state of
+// its own, flushed at once. No allocation and no lock once the attribute
+// set has its points.
 func (t *Telemetry) onChunkProducer(ci tpsmeter.ChunkInfo) {
 	p := t.cfg.producer
 	if st, _ := ci.State.(*producerState); st != nil {
-		if ci.Index > 0 {
-			gap := ci.Gap.Seconds()
-			st.local[metricTimePerChunk].add(durationBuckets, gap, 1, gap)
-			if ci.Tokens > 0 {
-				st.local[metricTokenGap].add(tokenGapBuckets, gap/float64(ci.Tokens), uint64(ci.Tokens), gap)
-			}
-		}
-		n := float64(ci.Tokens)
-		st.local[metricChunkTokens].add(chunkTokenBuckets, n, 1, n)
+		st.record(p, &ci)
 		if ci.At-st.flushedAt >= flushEvery {
 			st.flushedAt = ci.At
 			st.flush(p)
 		}
 		return
 	}
-	a := t.chunkAttrs(ci.Request)
-	if ci.Index > 0 {
-		gap := ci.Gap.Seconds()
-		a.hist(p, metricTimePerChunk).add(gap, 1, gap)
-		if ci.Tokens > 0 {
-			a.hist(p, metricTokenGap).add(gap/float64(ci.Tokens), uint64(ci.Tokens), gap)
-		}
-	}
-	n := float64(ci.Tokens)
-	a.hist(p, metricChunkTokens).add(n, 1, n)
+	st := producerState{attrs: t.chunkAttrs(ci.Request)}
+	st.reset()
+	st.record(p, &ci)
+	st.flush(p)
 }
 
 // onFinish records the per-request metrics and decorates the caller's span.

@@ -29,8 +29,6 @@ type Result struct {
 	Sum float64
 	// BaseCPU and ModeCPU are the mean CPU times of one run.
 	BaseCPU, ModeCPU time.Duration
-	// Iterations is the number of iterations measured.
-	Iterations int
 }
 
 // Measure runs base and mode b.N times each twice, alternating as the
@@ -70,11 +68,10 @@ func Measure(b *testing.B, base, mode func()) Result {
 		b.Fatal("cpuratio: no CPU time measured")
 	}
 	return Result{
-		Median:     median(ratios),
-		Sum:        float64(modeSum) / float64(baseSum),
-		BaseCPU:    baseSum / time.Duration(2*i),
-		ModeCPU:    modeSum / time.Duration(2*i),
-		Iterations: i,
+		Median:  median(ratios),
+		Sum:     float64(modeSum) / float64(baseSum),
+		BaseCPU: baseSum / time.Duration(2*i),
+		ModeCPU: modeSum / time.Duration(2*i),
 	}
 }
 
